@@ -1,0 +1,344 @@
+// Package commands defines dtb's command tree: one file per subcommand, each parsing
+// its flags and delegating to internal/. Nothing here prints or exits.
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/dtb-cli/dtb/internal/output"
+)
+
+// Version is set at build time with -ldflags "-X github.com/dtb-cli/dtb/commands.Version=…".
+var Version = ""
+
+// Command categories, shown as groups in `dtb --help`.
+const (
+	catToolbar = "toolbar (the app's own view)"
+	catBrowser = "browser"
+	catRelay   = "relay"
+	catSetup   = "setup"
+)
+
+var registered []*cli.Command
+
+// register adds a subcommand to the tree; each command file calls it from init.
+func register(c *cli.Command) { registered = append(registered, c) }
+
+// IO is the process's standard streams, injectable for tests.
+type IO struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// invocation is the per-run state shared by the command actions.
+type invocation struct {
+	io      IO
+	printer *output.Printer
+}
+
+const metaKey = "dtb.invocation"
+
+// Main runs dtb with args (args[0] is the program name) and returns the exit code.
+// Every deferred cleanup of a command has run when it returns.
+func Main(args []string, streams IO) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return run(ctx, args, streams)
+}
+
+func run(ctx context.Context, args []string, streams IO) int {
+	app := NewApp()
+	inv := &invocation{io: streams, printer: output.New(envOutputOptions(), streams.Stdout, streams.Stderr)}
+	app.Metadata = map[string]any{metaKey: inv}
+	app.Writer = streams.Stdout
+	app.ErrWriter = streams.Stderr
+	app.Reader = streams.Stdin
+
+	normalized, err := normalizeArgs(app, args)
+	if err == nil {
+		err = app.RunContext(ctx, normalized)
+	}
+	if err == nil {
+		return output.ExitOK
+	}
+	if ctx.Err() != nil && !isReason(err, "timeout") {
+		err = output.Wrap("interrupted", err, "interrupted")
+	}
+	return inv.printer.Fail(err)
+}
+
+func isReason(err error, reason string) bool {
+	var e *output.Error
+	return errors.As(err, &e) && e.Reason == reason
+}
+
+// envOutputOptions are the output options before flags are parsed, so that errors
+// found while parsing follow NO_COLOR and DTB_JSON_ERRORS too.
+func envOutputOptions() output.Options {
+	return output.Options{Color: os.Getenv("DTB_COLOR"), JSONErrors: os.Getenv("DTB_JSON_ERRORS") != ""}
+}
+
+// NewApp builds the command tree.
+func NewApp() *cli.App {
+	cmds := append([]*cli.Command(nil), registered...)
+	sort.SliceStable(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
+	for _, c := range cmds {
+		prepareCommand(c)
+	}
+	app := &cli.App{
+		Name:                 "dtb",
+		Usage:                "see and drive a web app through its dev toolbar and the browser, as JSON",
+		UsageText:            "dtb [global options] COMMAND [options] [arguments]",
+		Version:              versionString(),
+		Commands:             cmds,
+		EnableBashCompletion: true,
+		HideHelpCommand:      false,
+		Suggest:              true,
+		Description: `Every command prints JSON on stdout (pretty on a terminal, one line otherwise) and
+exits with a code that says what went wrong: 0 ok, 1 failed, 2 usage, 3 not found,
+4 timeout, 5 not connected, 6 refused, 7 ambiguous, 130 interrupted. Errors are one JSON
+document on stderr with a stable "reason". Every command takes --jq EXPR and --raw.
+
+Examples:
+  dtb state --jq '.extensions.flags.flags[] | {key, effective}'
+  dtb run flags.set key=search.rank value=9 --jq .ok
+  dtb open http://127.0.0.1:8080 && dtb screenshot --full -r --jq .path`,
+		ExitErrHandler: func(*cli.Context, error) {}, // Main maps errors to exit codes
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return output.Usage("%v", err)
+		},
+		CommandNotFound: func(c *cli.Context, name string) {},
+	}
+	return app
+}
+
+// prepareCommand adds the shared flags and usage-error mapping to c and its children.
+func prepareCommand(c *cli.Command) {
+	c.Flags = append(c.Flags, outputFlags()...)
+	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+		return output.Usage("%s: %v", c.Name, err)
+	}
+	for _, sub := range c.Subcommands {
+		prepareCommand(sub)
+	}
+}
+
+func versionString() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// action adapts a command's run function: the jq program is compiled before any
+// work (a bad program is exit 2 and costs nothing), and the result is printed.
+func action(runFn func(c *cli.Context, inv *invocation) (any, error)) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		inv := c.App.Metadata[metaKey].(*invocation)
+		opts, err := outputOptions(c)
+		if err != nil {
+			return err
+		}
+		inv.printer = output.New(opts, inv.io.Stdout, inv.io.Stderr)
+		if err := inv.printer.Prepare(); err != nil {
+			return err
+		}
+		res, err := runFn(c, inv)
+		if err != nil {
+			return err
+		}
+		if res == nil {
+			return nil
+		}
+		return inv.printer.Result(res)
+	}
+}
+
+// normalizeArgs lets flags stand anywhere: before the subcommand, between and after
+// positional arguments. urfave/cli v2 stops at the first positional argument and
+// knows app-level flags only before the subcommand, so dtb moves every flag right
+// after the (sub)command path and puts positionals after a "--".
+func normalizeArgs(app *cli.App, args []string) ([]string, error) {
+	if len(args) < 2 {
+		return args, nil
+	}
+	for _, a := range args[1:] {
+		if a == "--generate-bash-completion" {
+			return args, nil
+		}
+	}
+	var flagsBefore []string
+	rest := args[1:]
+	// Flags typed before the subcommand.
+	anyArity := map[string]bool{}
+	for _, c := range app.Commands {
+		for k, v := range flagArity(c.Flags) {
+			anyArity[k] = anyArity[k] || v
+		}
+	}
+	i := 0
+	for i < len(rest) && strings.HasPrefix(rest[i], "-") && rest[i] != "-" && rest[i] != "--" {
+		if name := strings.TrimLeft(rest[i], "-"); !strings.Contains(name, "=") && anyArity[name] {
+			i++
+		}
+		i++
+	}
+	if i > len(rest) {
+		i = len(rest)
+	}
+	flagsBefore = append(flagsBefore, rest[:i]...)
+	rest = rest[i:]
+	if len(rest) == 0 {
+		return args, nil // only app flags such as --help/--version
+	}
+	if rest[0] == "--" {
+		rest = rest[1:]
+		if len(rest) == 0 {
+			return args, nil
+		}
+	}
+	cmd := findCommand(app.Commands, rest[0])
+	if cmd == nil {
+		if rest[0] == "help" {
+			return args, nil
+		}
+		e := output.Usage("unknown command %q; run 'dtb --help' for the list", rest[0])
+		if s := suggest(app.Commands, rest[0]); s != "" {
+			e.Message += fmt.Sprintf(" (did you mean %q?)", s)
+			e.With("suggestion", s)
+		}
+		return nil, e
+	}
+	path := []string{rest[0]}
+	rest = rest[1:]
+	// Descend into subcommands (e.g. "browser launch"), skipping interleaved flags.
+	for len(cmd.Subcommands) > 0 {
+		j := 0
+		for j < len(rest) && strings.HasPrefix(rest[j], "-") && rest[j] != "-" {
+			j++
+		}
+		if j >= len(rest) {
+			break
+		}
+		sub := findCommand(cmd.Subcommands, rest[j])
+		if sub == nil {
+			break
+		}
+		flagsBefore = append(flagsBefore, rest[:j]...)
+		path = append(path, rest[j])
+		rest = rest[j+1:]
+		cmd = sub
+	}
+	takesValue := flagArity(cmd.Flags)
+	var flags, positionals []string
+	pending := append(flagsBefore, rest...)
+	for k := 0; k < len(pending); k++ {
+		a := pending[k]
+		if a == "--" {
+			positionals = append(positionals, pending[k+1:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" || isNumber(a) {
+			positionals = append(positionals, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		if takesValue[name] && k+1 < len(pending) {
+			flags = append(flags, pending[k+1])
+			k++
+		}
+	}
+	out := append([]string{args[0]}, path...)
+	out = append(out, flags...)
+	if len(positionals) > 0 {
+		out = append(out, "--")
+		out = append(out, positionals...)
+	}
+	return out, nil
+}
+
+func isNumber(s string) bool {
+	if len(s) < 2 || s[0] != '-' {
+		return false
+	}
+	for _, r := range s[1:] {
+		if (r < '0' || r > '9') && r != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+func findCommand(cmds []*cli.Command, name string) *cli.Command {
+	for _, c := range cmds {
+		if c.HasName(name) {
+			return c
+		}
+	}
+	return nil
+}
+
+// flagArity maps every flag name of a command to whether it consumes a value.
+func flagArity(flags []cli.Flag) map[string]bool {
+	m := map[string]bool{"help": false, "h": false}
+	for _, f := range flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			m[n] = !isBool
+		}
+	}
+	return m
+}
+
+func suggest(cmds []*cli.Command, name string) string {
+	best, bestD := "", 3
+	for _, c := range cmds {
+		if c.Hidden {
+			continue
+		}
+		for _, n := range c.Names() {
+			if d := levenshtein(name, n); d < bestD {
+				best, bestD = c.Name, d
+			}
+		}
+	}
+	return best
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}

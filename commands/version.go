@@ -1,0 +1,19 @@
+package commands
+
+import (
+	"runtime"
+
+	"github.com/urfave/cli/v2"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:      "version",
+		Category:  catSetup,
+		Usage:     "print dtb's version",
+		UsageText: "dtb version\n\nExample:\n  dtb version --jq -r .version",
+		Action: action(func(c *cli.Context, inv *invocation) (any, error) {
+			return map[string]string{"version": versionString(), "go": runtime.Version(), "os": runtime.GOOS, "arch": runtime.GOARCH}, nil
+		}),
+	})
+}
