@@ -24,7 +24,7 @@ var Version = ""
 
 // Command categories, shown as groups in `dtb --help`.
 const (
-	catToolbar = "toolbar (the app's own view)"
+	catToolbar = "app toolbar (the app's own view)"
 	catBrowser = "browser"
 	catRelay   = "relay"
 	catSetup   = "setup"
@@ -91,6 +91,8 @@ func envOutputOptions() output.Options {
 
 // NewApp builds the command tree.
 func NewApp() *cli.App {
+	// No -v alias: it collides with the verbose flags people expect.
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
 	cmds := append([]*cli.Command(nil), registered...)
 	sort.SliceStable(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
 	for _, c := range cmds {
@@ -125,13 +127,28 @@ Examples:
 
 // prepareCommand adds the shared flags and usage-error mapping to c and its children.
 func prepareCommand(c *cli.Command) {
-	c.Flags = append(c.Flags, outputFlags()...)
+	c.Flags = dedupFlags(append(c.Flags, outputFlags()...))
 	c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
 		return output.Usage("%s: %v", c.Name, err)
 	}
 	for _, sub := range c.Subcommands {
 		prepareCommand(sub)
 	}
+}
+
+// dedupFlags keeps the first flag of each name, so a command can combine shared
+// flag groups that overlap (its own --timeout wins over a group's).
+func dedupFlags(flags []cli.Flag) []cli.Flag {
+	seen := map[string]bool{}
+	out := flags[:0:0]
+	for _, f := range flags {
+		if seen[f.Names()[0]] {
+			continue
+		}
+		seen[f.Names()[0]] = true
+		out = append(out, f)
+	}
+	return out
 }
 
 func versionString() string {

@@ -1,0 +1,33 @@
+package commands
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/dtb-cli/dtb/internal/relayclient"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:     "commands",
+		Category: catToolbar,
+		Usage:    "list the toolbar's commands with their descriptions and input fields",
+		UsageText: `dtb commands [--reporter ID] [--via relay|cdp]
+
+Prints {instanceId, allowRun, connection, commands}; each command has id, label and,
+when declared, description, group, keywords, shortcut and input (a flat map of fields).
+
+Examples:
+  dtb commands --jq -r '.commands[].id'
+  dtb commands --jq '.commands[] | select(.id == "flags.set") | .input.fields'`,
+		Flags: append([]cli.Flag{
+			&cli.DurationFlag{Name: "timeout", Value: relayclient.DefaultTimeout, Usage: "give up after `DURATION`", EnvVars: []string{"DTB_TIMEOUT"}},
+		}, toolbarFlags()...),
+		Action: action(func(c *cli.Context, inv *invocation) (any, error) {
+			t, err := toolbarTransport(c, c.Duration("timeout"))
+			if err != nil {
+				return nil, err
+			}
+			return t.Commands(c.Context)
+		}),
+	})
+}

@@ -1,0 +1,52 @@
+package commands
+
+import (
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/relayclient"
+	"github.com/dtb-cli/dtb/internal/toolbar"
+)
+
+const catToolbarFlags = "Toolbar"
+
+// toolbarFlags choose the toolbar transport and which page or instance to talk to.
+func toolbarFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "relay", Usage: "relay `URL` (the dev server or `dtb relay`)", Value: relayclient.DefaultBase, EnvVars: []string{"DTB_RELAY"}, Category: catToolbarFlags},
+		&cli.StringFlag{Name: "via", Usage: "toolbar transport: relay or cdp (default: relay when --relay/DTB_RELAY is set, else cdp when a browser session is reachable, else relay)", EnvVars: []string{"DTB_VIA"}, Category: catToolbarFlags},
+		&cli.StringFlag{Name: "reporter", Usage: "target one page by its reporter `ID` (relay only; see connection.reporterId)", EnvVars: []string{"DTB_REPORTER"}, Category: catToolbarFlags},
+		&cli.StringFlag{Name: "instance", Usage: "toolbar instance `ID` when a page mounts several (cdp only)", EnvVars: []string{"DTB_INSTANCE"}, Category: catToolbarFlags},
+	}
+}
+
+// toolbarTransport picks the transport as DESIGN.md says: --via wins; a relay URL
+// given by flag or environment means relay; else cdp when a browser session is
+// reachable; else the default relay.
+func toolbarTransport(c *cli.Context, timeout time.Duration) (toolbar.Transport, error) {
+	via := c.String("via")
+	switch via {
+	case "", "relay", "cdp":
+	default:
+		return nil, output.Usage("--via must be relay or cdp, not %q", via)
+	}
+	if via == "" {
+		via = "relay"
+		if !c.IsSet("relay") && cdpSessionReachable(c) {
+			via = "cdp"
+		}
+	}
+	if via == "cdp" {
+		return cdpToolbar(c, timeout)
+	}
+	if c.IsSet("instance") {
+		return nil, output.Usage("--instance selects an instance over CDP; the relay serves the instance that reports to it (use --reporter to pick a page)")
+	}
+	client, err := relayclient.New(c.String("relay"), timeout)
+	if err != nil {
+		return nil, err
+	}
+	return &toolbar.Relay{Client: client, Reporter: c.String("reporter")}, nil
+}

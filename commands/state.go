@@ -1,0 +1,83 @@
+package commands
+
+import (
+	"context"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/toolbar"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:     "state",
+		Category: catToolbar,
+		Usage:    "read the toolbar's state: flags, metrics, environment, diagnostics, connection",
+		UsageText: `dtb state [--until JQ] [--fresh] [--strict] [--reporter ID] [--via relay|cdp]
+
+Prints the page's state document: the snapshot's own keys, a "connection" object and an
+"extensions" map (each extension's published data, null when absent or failed).
+
+Examples:
+  dtb state --jq '.extensions.flags.flags[] | {key, effective}'
+  dtb state --until '.connection.connected' --timeout 60s   # wait for the page in CI
+  dtb state --until '.extensions.flags.reloadPending == []' --jq .connection.ageMs`,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "until", Usage: "poll until the jq `PREDICATE` is truthy on the state, then print that state"},
+			&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "give up after `DURATION` (with --until: exit 4)", EnvVars: []string{"DTB_TIMEOUT"}},
+			&cli.DurationFlag{Name: "interval", Value: 100 * time.Millisecond, Usage: "poll every `DURATION` with --until"},
+			&cli.BoolFlag{Name: "fresh", Usage: "fail (exit 5, reason stale) when the page has not checked in within staleMs"},
+			&cli.BoolFlag{Name: "strict", Usage: "fail (exit 7, reason ambiguous-reporters) when several pages report"},
+		}, toolbarFlags()...),
+		Action: action(runState),
+	})
+}
+
+func runState(c *cli.Context, inv *invocation) (any, error) {
+	timeout := c.Duration("timeout")
+	t, err := toolbarTransport(c, timeout)
+	if err != nil {
+		return nil, err
+	}
+	ctx := c.Context
+	var doc any
+	if until := c.String("until"); until != "" {
+		args, _ := outputOptions(c)
+		pred, err := output.CompileJQ(until, args.Args)
+		if err != nil {
+			return nil, err
+		}
+		wctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		raw, err := toolbar.WaitFor(wctx, t, pred, args.Args, c.Duration("interval"))
+		if err != nil {
+			return nil, err
+		}
+		doc = raw
+		if err := warnConnection(inv, raw, c.Bool("fresh"), c.Bool("strict")); err != nil {
+			return nil, err
+		}
+		return doc, nil
+	}
+	raw, err := t.State(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := warnConnection(inv, raw, c.Bool("fresh"), c.Bool("strict")); err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
+
+func warnConnection(inv *invocation, doc []byte, fresh, strict bool) error {
+	warns, err := toolbar.CheckConnection(doc, fresh, strict)
+	if err != nil {
+		return err
+	}
+	for _, w := range warns {
+		inv.printer.Warn(w.Reason, w.Message, nil)
+	}
+	return nil
+}

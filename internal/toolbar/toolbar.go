@@ -1,0 +1,140 @@
+package toolbar
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/itchyny/gojq"
+
+	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/relayclient"
+)
+
+// Transport reaches one toolbar: through a relay or over CDP. Both return the same
+// documents, so one jq filter works on either.
+type Transport interface {
+	// State is the state document: snapshot keys, connection, extensions.
+	State(ctx context.Context) (json.RawMessage, error)
+	// Commands is {instanceId, allowRun, connection, commands}.
+	Commands(ctx context.Context) (json.RawMessage, error)
+	// Run runs a command; input nil means none. A page refusal is an error.
+	Run(ctx context.Context, id string, input json.RawMessage) (json.RawMessage, error)
+}
+
+// Relay is the relay transport; Reporter, when set, targets one page.
+type Relay struct {
+	Client   *relayclient.Client
+	Reporter string
+}
+
+func (r *Relay) State(ctx context.Context) (json.RawMessage, error) {
+	return r.Client.State(ctx, r.Reporter)
+}
+
+func (r *Relay) Commands(ctx context.Context) (json.RawMessage, error) {
+	return r.Client.Commands(ctx, r.Reporter)
+}
+
+func (r *Relay) Run(ctx context.Context, id string, input json.RawMessage) (json.RawMessage, error) {
+	return r.Client.Run(ctx, id, input, r.Reporter)
+}
+
+// Connection is the part of the state's connection object dtb acts on.
+type Connection struct {
+	Connected bool  `json:"connected"`
+	Stale     bool  `json:"stale"`
+	Ambiguous bool  `json:"ambiguous"`
+	Reporters int   `json:"reporters"`
+	AgeMs     int64 `json:"ageMs"`
+}
+
+// Warning is something the caller should tell the user on stderr.
+type Warning struct {
+	Reason  string
+	Message string
+}
+
+// CheckConnection looks at a state document's connection: stale and ambiguous are
+// warnings, or failures when fresh / strict ask for it.
+func CheckConnection(doc json.RawMessage, fresh, strict bool) ([]Warning, error) {
+	var s struct {
+		Connection *Connection `json:"connection"`
+	}
+	if err := json.Unmarshal(doc, &s); err != nil || s.Connection == nil {
+		return nil, nil
+	}
+	c := s.Connection
+	var warns []Warning
+	if c.Stale {
+		if fresh {
+			return nil, output.Errorf("stale", "the page's last check-in is older than the relay's staleMs: the tab is probably closed or reloading (state is from %d ms ago)", c.AgeMs).With("connection", c)
+		}
+		warns = append(warns, Warning{"stale", "the state is stale: the page has not checked in recently (use --fresh to fail instead)"})
+	}
+	if c.Ambiguous {
+		if strict {
+			return nil, output.Errorf("ambiguous-reporters", "%d pages report to this relay; the state may come from either (pick one with --reporter)", c.Reporters).With("connection", c)
+		}
+		warns = append(warns, Warning{"ambiguous", "several pages report to this relay; the state may come from any of them (use --reporter ID, or --strict to fail)"})
+	}
+	return warns, nil
+}
+
+// WaitFor polls the state until pred is truthy on it and returns that state. Errors
+// that a page coming up resolves (no page yet, relay not up yet) are retried; the
+// last one is reported on timeout.
+func WaitFor(ctx context.Context, t Transport, pred *gojq.Code, args map[string]string, interval time.Duration) (json.RawMessage, error) {
+	var lastErr error
+	var lastState json.RawMessage
+	for {
+		doc, err := t.State(ctx)
+		if err == nil {
+			lastState, lastErr = doc, nil
+			outs, qerr := output.Query(pred, doc, args)
+			if qerr != nil {
+				return nil, qerr
+			}
+			if len(outs) > 0 && output.Truthy(outs[len(outs)-1]) {
+				return doc, nil
+			}
+		} else {
+			if !retryable(err) {
+				return nil, err
+			}
+			lastErr = err
+		}
+		select {
+		case <-ctx.Done():
+			e := output.Errorf("timeout", "the --until condition did not hold in time")
+			if lastErr != nil {
+				le := output.AsError(lastErr)
+				e.Message += "; last error: " + le.Message
+				e.With("lastReason", le.Reason)
+			} else if lastState != nil {
+				e.With("lastState", lastState)
+			}
+			return nil, e
+		case <-time.After(interval):
+		}
+	}
+}
+
+func retryable(err error) bool {
+	switch output.AsError(err).Reason {
+	case "no-page-connected", "relay-unreachable", "server-closing", "no-toolbar", "stale", "timeout", "torn-down", "no-browser", "browser-gone":
+		return true
+	}
+	return false
+}
+
+// CommandList decodes the commands array of a commands document.
+func CommandList(doc json.RawMessage) ([]Command, error) {
+	var s struct {
+		Commands []Command `json:"commands"`
+	}
+	if err := json.Unmarshal(doc, &s); err != nil {
+		return nil, output.Errorf("not-a-relay", "the commands document is not readable: %v", err)
+	}
+	return s.Commands, nil
+}
