@@ -271,7 +271,7 @@
           { id: "agent", label: "Agent", status: "absent" },
           { id: "environment", label: "Environment", status: "ok", data: {
             generatedAt: "2026-01-01T00:00:00.000Z", environment: "development", severity: "ok", supplied: true,
-            impersonating: false, maskedCount: 1,
+            impersonating: false, maskedCount: 2,
             fields: [
               { id: "environment", label: "Environment", group: "build", source: "supplied", masked: false, markers: [], value: "development" },
               { id: "apiEndpoint", label: "API endpoint", group: "build", source: "supplied", masked: true, markers: ["masked"], value: "https://api.example.com/v2?access_token=fixture-secret-123" },

@@ -73,14 +73,14 @@
       var changed = false;
       if (url.username) { url.username = PLACEHOLDER; changed = true; }
       if (url.password) { url.password = PLACEHOLDER; changed = true; }
-      var q = url.searchParams, names = [];
-      q.forEach(function (_v, k) { if (isSensitive(k) && names.indexOf(k) < 0) names.push(k); });
-      names.forEach(function (k) {
-        var n = q.getAll(k).length;
-        q.delete(k);
-        for (var i = 0; i < n; i++) q.append(k, PLACEHOLDER);
+      var q = new URLSearchParams(url.search), qc = false;
+      q.forEach(function (_v, k) { if (isSensitive(k)) qc = true; });
+      if (qc) {
+        var nq = new URLSearchParams();
+        q.forEach(function (v, k) { nq.append(k, isSensitive(k) ? PLACEHOLDER : v); });
+        url.search = nq.toString();
         changed = true;
-      });
+      }
       if (url.hash.indexOf("=") >= 0) {
         var h = new URLSearchParams(url.hash.slice(1)), hc = false;
         h.forEach(function (_v, k) { if (isSensitive(k)) hc = true; });
