@@ -94,7 +94,7 @@ func (p *Printer) colorFor(tty bool) bool {
 	case "never":
 		return false
 	}
-	if _, ok := os.LookupEnv("NO_COLOR"); ok {
+	if os.Getenv("NO_COLOR") != "" { // no-color.org: present and not empty
 		return false
 	}
 	return tty
@@ -229,8 +229,22 @@ func asHalt(err error, target **gojq.HaltError) bool {
 // Truthy is jq truthiness: everything but false and null.
 func Truthy(v any) bool { return v != nil && v != false }
 
+// Text is a result printed verbatim, without JSON encoding or colour (a shell
+// completion script, a document). Through --jq it is a JSON string like any other.
+type Text string
+
 // Result prints a command's result document, through --jq when given.
 func (p *Printer) Result(v any) error {
+	if t, ok := v.(Text); ok && p.code == nil {
+		s := string(t)
+		if !strings.HasSuffix(s, "\n") {
+			s += "\n"
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		_, err := io.WriteString(p.stdout, s)
+		return err
+	}
 	values := []any{v}
 	if p.code != nil {
 		outs, err := Query(p.code, v, p.opts.Args)
