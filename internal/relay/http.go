@@ -1,0 +1,343 @@
+package relay
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// maxBody is the upstream's cap on a request body (4 MiB).
+const maxBody = 4 << 20
+
+// After refusing an over-cap body the relay keeps reading (and discarding) what the
+// client is still sending, up to these bounds, so the client reads the JSON 400
+// instead of a TCP reset from a socket closed with unread data.
+const (
+	drainMax    = 64 << 20
+	drainWindow = 5 * time.Second
+)
+
+// loopbackNames is the Host guard's set (§4.2/§4.3).
+var loopbackNames = map[string]bool{
+	"localhost": true, "127.0.0.1": true, "::1": true, "[::1]": true, "0:0:0:0:0:0:0:1": true,
+}
+
+// hostAllowed is §4.3 step 2, on the raw Host header.
+func hostAllowed(raw string) bool {
+	h := strings.TrimSpace(raw)
+	if strings.HasPrefix(h, "[") {
+		h = h[:strings.Index(h, "]")+1] // no "]" leaves "", which is refused
+	} else if i := strings.Index(h, ":"); i >= 0 {
+		h = h[:i]
+	}
+	return loopbackNames[strings.ToLower(h)]
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	raw := r.RequestURI
+	if raw == "" {
+		raw = r.URL.RequestURI()
+	}
+	pathname, _, _ := strings.Cut(raw, "?")
+	ours := pathname == s.base || strings.HasPrefix(pathname, s.base+"/")
+
+	// The Host guard also covers the proxied and static paths, so the relay cannot be
+	// used to reach the dev server behind it by DNS rebinding.
+	if !hostAllowed(r.Host) {
+		s.send(w, http.StatusForbidden, object{
+			{"ok", false},
+			{"reason", "non-loopback-host"},
+			{"message", "Refused: Host " + quote(r.Host) + " is not a loopback name. " + s.base +
+				" is reachable over localhost only — this is the DNS-rebinding guard, not a convenience."},
+		})
+		return
+	}
+	if !ours {
+		s.fallback.ServeHTTP(w, r)
+		return
+	}
+	// Node joins repeated Origin headers with ", ", which can never match.
+	if origin := strings.Join(r.Header.Values("Origin"), ", "); origin != "" &&
+		origin != "http://"+r.Host && origin != "https://"+r.Host {
+		s.send(w, http.StatusForbidden, object{
+			{"ok", false},
+			{"reason", "cross-origin"},
+			{"message", "Refused: Origin " + quote(origin) + " is not this dev server. " + s.base + " is a local debugging surface."},
+		})
+		return
+	}
+	tw := &trackingWriter{ResponseWriter: w}
+	defer func() {
+		v := recover()
+		if v == nil {
+			return
+		}
+		if v == http.ErrAbortHandler {
+			panic(v)
+		}
+		s.logf("relay: %s %s panicked: %v\n%s", r.Method, pathname, v, debug.Stack())
+		if !tw.wrote {
+			s.send(w, http.StatusInternalServerError, object{
+				{"ok", false},
+				{"reason", "middleware-error"},
+				{"message", fmt.Sprintf("The dev-toolbar middleware threw while handling this request: %v", v)},
+			})
+		}
+	}()
+	s.route(tw, r, pathname)
+}
+
+func (s *Server) route(w http.ResponseWriter, r *http.Request, pathname string) {
+	if s.hook != nil {
+		s.hook(r.Method + " " + pathname)
+	}
+	reporter := r.URL.Query().Get("reporter")
+	commandsPrefix := s.base + "/commands/"
+	switch {
+	case r.Method == http.MethodGet && pathname == s.base+"/state":
+		s.getState(w, reporter)
+	case r.Method == http.MethodGet && pathname == s.base+"/commands":
+		s.getCommands(w, reporter)
+	case r.Method == http.MethodPost && pathname == s.base+"/state":
+		s.postState(w, r)
+	case r.Method == http.MethodPost && strings.HasPrefix(pathname, commandsPrefix):
+		s.postCommand(w, r, pathname[len(commandsPrefix):], reporter)
+	default:
+		s.send(w, http.StatusNotFound, object{
+			{"ok", false},
+			{"reason", "unknown-route"},
+			{"message", "No such route: " + r.Method + " " + pathname},
+			{"routes", []any{
+				"GET " + s.base + "/state",
+				"GET " + s.base + "/commands",
+				"POST " + s.base + "/commands/:id",
+				"POST " + s.base + "/state (the page checks in here)",
+			}},
+		})
+	}
+}
+
+func (s *Server) getState(w http.ResponseWriter, reporter string) {
+	sn, conn, refusal := s.snapshotFor(reporter)
+	if refusal != nil {
+		s.send(w, http.StatusServiceUnavailable, refusal)
+		return
+	}
+	body := sn.body.clone()
+	body.set("connection", conn)
+	body.set("extensions", sn.extensions)
+	s.send(w, http.StatusOK, body)
+}
+
+func (s *Server) getCommands(w http.ResponseWriter, reporter string) {
+	sn, conn, refusal := s.snapshotFor(reporter)
+	if refusal != nil {
+		s.send(w, http.StatusServiceUnavailable, refusal)
+		return
+	}
+	instanceID, _ := sn.body.get("instanceId")
+	commands, _ := sn.body.get("commands")
+	if commands == nil {
+		commands = []any{}
+	}
+	allowRun, _ := conn.get("allowRun")
+	s.send(w, http.StatusOK, object{
+		{"instanceId", instanceID},
+		{"allowRun", allowRun},
+		{"connection", conn},
+		{"commands", commands},
+	})
+}
+
+func badBody(msg string) object {
+	return object{{"ok", false}, {"reason", "bad-body"}, {"message", msg}}
+}
+
+func (s *Server) postState(w http.ResponseWriter, r *http.Request) {
+	raw, ok := s.readBody(w, r)
+	if !ok {
+		return
+	}
+	// Only zero bytes mean {}: whitespace is a JSON.parse failure upstream too.
+	var v any = object{}
+	if len(raw) > 0 {
+		var err error
+		if v, err = parseJSON(raw); err != nil {
+			s.send(w, http.StatusBadRequest, badBody(err.Error()))
+			return
+		}
+	}
+	body, ok := v.(object)
+	if !ok {
+		s.send(w, http.StatusBadRequest, badBody("A check-in body must be a JSON object."))
+		return
+	}
+	if results, present := body.get("results"); present {
+		if _, isArray := results.([]any); !isArray {
+			s.send(w, http.StatusBadRequest, badBody("`results` must be an array of { token, outcome } objects."))
+			return
+		}
+	}
+	if pv, present := body.get("protocolVersion"); present && pv != number("2") {
+		s.send(w, http.StatusBadRequest, object{
+			{"ok", false},
+			{"reason", "protocol-mismatch"},
+			{"message", "This page's reporter speaks protocol " + strings.TrimSuffix(string(render(pv)), "\n") +
+				", but this relay (dtb relay, the receiving half of examples/playground/plugins/devToolbarAgent.ts) speaks protocol 2. Update the page's @nejcm/dev-toolbar or dtb so both sides match."},
+			{"expected", 2},
+			{"received", pv},
+		})
+		return
+	}
+
+	pending, h := s.checkIn(body)
+	if h != nil {
+		select {
+		case pending = <-h.ch:
+		case <-r.Context().Done():
+			s.abandonHold(h)
+			return
+		}
+	}
+	out := make([]any, len(pending))
+	for i, c := range pending {
+		e := object{{"token", c.token}, {"id", c.id}}
+		if c.hasInput {
+			e = append(e, member{"input", c.input})
+		}
+		out[i] = e
+	}
+	s.send(w, http.StatusOK, object{{"ok", true}, {"pending", out}})
+}
+
+func (s *Server) postCommand(w http.ResponseWriter, r *http.Request, rawID, reporter string) {
+	id, err := url.PathUnescape(rawID)
+	// decodeURIComponent also refuses escapes that decode to invalid UTF-8.
+	if err != nil || !utf8.ValidString(id) {
+		s.send(w, http.StatusBadRequest, object{
+			{"ok", false},
+			{"reason", "bad-command-id"},
+			{"message", "The command id in the path is not valid percent-encoding: " + rawID},
+		})
+		return
+	}
+	if id == "" {
+		s.send(w, http.StatusNotFound, object{
+			{"ok", false},
+			{"reason", "unknown-route"},
+			{"message", "No command id in the path."},
+		})
+		return
+	}
+	raw, ok := s.readBody(w, r)
+	if !ok {
+		return
+	}
+	var input any
+	text := jsTrim(string(raw))
+	hasInput := text != ""
+	if hasInput {
+		if input, err = parseJSON([]byte(text)); err != nil {
+			s.send(w, http.StatusBadRequest, badBody("The request body must be JSON (the command's input) or empty: "+err.Error()))
+			return
+		}
+	}
+	c, refusal := s.enqueue(id, input, hasInput, reporter)
+	if refusal != nil {
+		s.send(w, refusal.status, refusal.body)
+		return
+	}
+	select {
+	case rep := <-c.done:
+		s.send(w, rep.status, rep.body)
+	case <-r.Context().Done():
+		// The caller left; the command stays queued and still runs on the page, as
+		// upstream.
+	}
+}
+
+// readBody reads a request body up to the cap. Over the cap it answers the JSON 400
+// itself and returns false.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if r.ContentLength > maxBody {
+		s.refuseOversize(w, r, false)
+		return nil, false
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil {
+		s.send(w, http.StatusBadRequest, badBody("could not read the body: "+err.Error()))
+		return nil, false
+	}
+	if len(b) > maxBody {
+		s.refuseOversize(w, r, true)
+		return nil, false
+	}
+	return b, true
+}
+
+// refuseOversize answers 400 bad-body and closes the connection, draining what the
+// client is still sending first. The upstream destroys the stream, which over a real
+// socket shows the client a reset instead of the answer (spec §8.3).
+func (s *Server) refuseOversize(w http.ResponseWriter, r *http.Request, started bool) {
+	rc := http.NewResponseController(w)
+	// Full duplex lets the body be read after the answer is flushed (HTTP/1.1).
+	_ = rc.EnableFullDuplex()
+	w.Header().Set("Connection", "close")
+	s.send(w, http.StatusBadRequest, badBody(fmt.Sprintf("body exceeds %d bytes", maxBody)))
+	_ = rc.Flush()
+	// A client waiting for "100 Continue" that we never sent has not sent the body.
+	if !started && strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
+		return
+	}
+	_ = rc.SetReadDeadline(time.Now().Add(drainWindow))
+	_, _ = io.CopyN(io.Discard, r.Body, drainMax)
+}
+
+// send writes a relay answer: JSON.stringify(body, null, 2) + "\n".
+func (s *Server) send(w http.ResponseWriter, status int, body any) {
+	b := render(body)
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// jsTrim is String.prototype.trim: JavaScript's whitespace and line terminators,
+// which differ from unicode.IsSpace (U+FEFF yes, U+0085 no).
+func jsTrim(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool {
+		switch r {
+		case '\t', '\n', '\v', '\f', '\r', ' ', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
+			return true
+		}
+		return r >= 0x2000 && r <= 0x200A
+	})
+}
+
+// trackingWriter remembers whether an answer was started, so a recovered panic
+// never writes a second one.
+type trackingWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (t *trackingWriter) WriteHeader(code int) {
+	t.wrote = true
+	t.ResponseWriter.WriteHeader(code)
+}
+
+func (t *trackingWriter) Write(b []byte) (int, error) {
+	t.wrote = true
+	return t.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (t *trackingWriter) Unwrap() http.ResponseWriter { return t.ResponseWriter }

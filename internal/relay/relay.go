@@ -1,0 +1,285 @@
+// Package relay is dtb's receiving half of the dev-toolbar agent protocol: the four
+// /__dev-toolbar routes of the playground's Vite middleware (spec §4), served by a
+// loopback-only net/http server, plus two things the upstream relay lacks: check-ins
+// held open (long-poll) so a queued command is picked up at once, and one slot per
+// page so a command can be aimed at one tab. See docs/relay.md.
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Defaults of Options. The command wrapper uses DefaultLongPollMs for its flag,
+// because Options.LongPollMs == 0 means "no long-poll".
+const (
+	DefaultListen     = "127.0.0.1:5273"
+	DefaultBase       = "/__dev-toolbar"
+	DefaultStaleMs    = 3000
+	DefaultTimeoutMs  = 10000
+	DefaultLongPollMs = 2000
+	// MaxLongPollMs keeps a held check-in well inside the reporter's 5 s request
+	// timeout (spec §3.1); past it the page would abort and log a failure.
+	MaxLongPollMs = 4500
+)
+
+// Options configure a relay. Zero values take the defaults above, except LongPollMs.
+type Options struct {
+	// Listen is host:port; the host must be loopback (127.0.0.0/8, ::1, localhost).
+	// Port 0 picks a free port.
+	Listen string
+	// Upstream, when set, is reverse-proxied for every path outside Base.
+	Upstream string
+	// Static, when set and Upstream is not, is a directory served outside Base.
+	Static string
+	// StaleMs: a check-in counts as a live connection for this long (inclusive).
+	StaleMs int
+	// TimeoutMs: how long POST /commands/:id waits for the page (restarted at pickup
+	// and whenever the page holding the command posts a result).
+	TimeoutMs int
+	// Base is the route prefix.
+	Base string
+	// LongPollMs is the longest a result-less check-in is held open waiting for a
+	// command; 0 disables holding. The hold is trimmed to end just before the page's
+	// next poll tick (see docs/relay.md).
+	LongPollMs int
+	// Logf receives diagnostics (proxy errors, recovered panics); nil discards them.
+	Logf func(format string, args ...any)
+}
+
+// ErrNonLoopback is what errors.Is finds in the error New or Listen return for a
+// listen address that is not loopback.
+var ErrNonLoopback = errors.New("listen address is not loopback")
+
+// OptionError is a refused Options value. Reason is a stable dtb reason:
+// "non-loopback-host" (exit 6) for a non-loopback Listen, "usage" otherwise.
+type OptionError struct {
+	Reason  string
+	Message string
+	err     error
+}
+
+func (e *OptionError) Error() string { return e.Message }
+func (e *OptionError) Unwrap() error { return e.err }
+
+func usageError(format string, args ...any) error {
+	return &OptionError{Reason: "usage", Message: "relay: " + fmt.Sprintf(format, args...)}
+}
+
+func nonLoopback(addr string) error {
+	return &OptionError{
+		Reason: "non-loopback-host",
+		Message: fmt.Sprintf("relay: refusing to listen on %q: not a loopback address. "+
+			"The relay runs arbitrary toolbar commands on the open page and is localhost-only by design.", addr),
+		err: ErrNonLoopback,
+	}
+}
+
+// Server is a relay. It is safe for concurrent use.
+type Server struct {
+	listen     string
+	base       string
+	staleMs    int64
+	timeoutMs  int64
+	longPollMs int64
+	fallback   http.Handler
+	logf       func(format string, args ...any)
+	handler    http.Handler
+
+	lnMu sync.Mutex
+	ln   net.Listener
+
+	// hook, when set by a test, runs at the start of every relay route.
+	hook func(route string)
+
+	mu    sync.Mutex
+	state state
+}
+
+// New validates opts and builds a relay; it does not bind (see Listen).
+func New(opts Options) (*Server, error) {
+	s := &Server{
+		listen:     opts.Listen,
+		base:       opts.Base,
+		staleMs:    int64(opts.StaleMs),
+		timeoutMs:  int64(opts.TimeoutMs),
+		longPollMs: int64(opts.LongPollMs),
+		logf:       opts.Logf,
+	}
+	if s.listen == "" {
+		s.listen = DefaultListen
+	}
+	if s.base == "" {
+		s.base = DefaultBase
+	}
+	if s.staleMs == 0 {
+		s.staleMs = DefaultStaleMs
+	}
+	if s.timeoutMs == 0 {
+		s.timeoutMs = DefaultTimeoutMs
+	}
+	if s.logf == nil {
+		s.logf = func(string, ...any) {}
+	}
+	switch {
+	case s.staleMs < 0:
+		return nil, usageError("StaleMs must not be negative (got %d)", s.staleMs)
+	case s.timeoutMs < 0:
+		return nil, usageError("TimeoutMs must not be negative (got %d)", s.timeoutMs)
+	case s.longPollMs < 0 || s.longPollMs > MaxLongPollMs:
+		return nil, usageError("LongPollMs must be between 0 and %d, below the page's 5000 ms request timeout (got %d)", MaxLongPollMs, s.longPollMs)
+	}
+	s.base = strings.TrimRight(s.base, "/")
+	if !strings.HasPrefix(s.base, "/") || strings.ContainsAny(s.base, "?#") {
+		return nil, usageError("Base must be a path such as %q (got %q)", DefaultBase, opts.Base)
+	}
+	listen, err := checkListen(s.listen)
+	if err != nil {
+		return nil, err
+	}
+	s.listen = listen
+
+	switch {
+	case opts.Upstream != "":
+		u, err := url.Parse(opts.Upstream)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, usageError("Upstream must be an http(s) URL such as http://localhost:5173 (got %q)", opts.Upstream)
+		}
+		s.fallback = s.proxy(u)
+	case opts.Static != "":
+		fi, err := os.Stat(opts.Static)
+		if err != nil || !fi.IsDir() {
+			return nil, usageError("Static must be a directory (got %q)", opts.Static)
+		}
+		s.fallback = http.FileServer(http.Dir(opts.Static))
+	default:
+		s.fallback = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "404 page not found: this dtb relay serves only "+s.base+"/*", http.StatusNotFound)
+		})
+	}
+	s.state.init()
+	s.handler = http.HandlerFunc(s.serveHTTP)
+	return s, nil
+}
+
+// checkListen normalises host:port (a bare host gets the default port) and refuses
+// any host that is not loopback, so the relay can never be bound where another
+// machine could drive the page.
+func checkListen(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		host, port = strings.TrimSuffix(strings.TrimPrefix(addr, "["), "]"), "5273"
+		if strings.Contains(addr, ":") && net.ParseIP(host) == nil {
+			return "", usageError("Listen must be host:port (got %q)", addr)
+		}
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		return "", usageError("Listen has a bad port (got %q)", addr)
+	}
+	if !loopbackHost(host) {
+		return "", nonLoopback(addr)
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// proxy keeps the browser's Host header (as NewSingleHostReverseProxy does), so a dev
+// server behind the relay sees the loopback name the page was opened with.
+func (s *Server) proxy(target *url.URL) http.Handler {
+	return &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(target)
+			pr.Out.Host = pr.In.Host
+			pr.SetXForwarded()
+		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			s.logf("relay: upstream %s: %v", target, err)
+			http.Error(w, "dtb relay: upstream "+target.String()+" is unreachable: "+err.Error(), http.StatusBadGateway)
+		},
+		ErrorLog: log.New(logWriter(s.logf), "", 0),
+	}
+}
+
+// Handler is the whole relay: the routes under Base, then Upstream or Static.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Listen binds the listen address and returns the actual address (useful with port
+// 0). Calling it again returns the same address.
+func (s *Server) Listen() (net.Addr, error) {
+	s.lnMu.Lock()
+	defer s.lnMu.Unlock()
+	if s.ln != nil {
+		return s.ln.Addr(), nil
+	}
+	ln, err := net.Listen("tcp", s.listen)
+	if err != nil {
+		return nil, fmt.Errorf("relay: %w", err)
+	}
+	// "localhost" is resolved by the system; check what was actually bound.
+	if tcp, ok := ln.Addr().(*net.TCPAddr); !ok || !tcp.IP.IsLoopback() {
+		ln.Close()
+		return nil, nonLoopback(ln.Addr().String())
+	}
+	s.ln = ln
+	return ln.Addr(), nil
+}
+
+// Serve serves until ctx is done (binding first if Listen was not called). Then it
+// answers every waiting POST /commands/:id with 503 server-closing and releases held
+// check-ins, and only then closes the listener and the connections. It returns nil
+// after a shutdown caused by ctx, or the error that stopped serving.
+func (s *Server) Serve(ctx context.Context) error {
+	if _, err := s.Listen(); err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          log.New(logWriter(s.logf), "", 0),
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(s.ln) }()
+	select {
+	case err := <-done:
+		s.closeAll()
+		return err
+	case <-ctx.Done():
+	}
+	s.closeAll()
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+	}
+	<-done
+	return nil
+}
+
+// logWriter adapts Logf for the standard library's loggers.
+type logWriter func(format string, args ...any)
+
+func (f logWriter) Write(p []byte) (int, error) {
+	f("%s", strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+var _ io.Writer = logWriter(nil)

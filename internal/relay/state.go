@@ -1,0 +1,632 @@
+package relay
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// snap is one stored snapshot; it is never modified after it is stored, so a
+// response can render it without holding the lock.
+type snap struct {
+	body       object
+	extensions object // the §4.6 projection, computed once per snapshot
+	at         int64
+	reporterID any // string, or nil when the check-in carried no string reporterId
+}
+
+// slot is what the relay knows of one page (one reporterId; id-less pages share
+// "anonymous").
+type slot struct {
+	id         string
+	seenAt     int64 // arrival of its last check-in, or the answer to a held one
+	held       int   // check-ins of this page being held open right now
+	instanceID any   // last string instanceId it sent (sticky), or nil
+	allowRun   bool
+	snap       *snap
+	// tickAt is the arrival of its last result-less check-in: those are sent by the
+	// page's poll timer, so they give the phase of its ticks.
+	tickAt int64
+	// outstanding holds the tokens handed to this page that it has not reported on:
+	// while any is left the page is still working through a batch, and a check-in
+	// of its must be answered at once or the batch stalls.
+	outstanding map[string]struct{}
+}
+
+type command struct {
+	token    string
+	id       string
+	input    any
+	hasInput bool
+	target   string // reporter id the command is for; "" = whichever checks in
+	postedAt int64
+	pickedUp bool
+	pickedBy string
+	gen      int // invalidates a deadline timer that fired while being restarted
+	timer    *time.Timer
+	done     chan reply // buffered: whoever settles never blocks
+}
+
+type reply struct {
+	status int
+	body   any
+}
+
+// hold is a check-in being held open until a command for its page is queued.
+type hold struct {
+	slot  *slot
+	ch    chan []*command // buffered; nil slice = answer with nothing pending
+	timer *time.Timer
+}
+
+type state struct {
+	checkInAt  int64 // last check-in of any page (0: never)
+	instanceID any
+	allowRun   bool
+	latest     *snap // the upstream "one slot": the last snapshot of any page
+	slots      map[string]*slot
+	queue      []*command // waiting commands, in POST order
+	byToken    map[string]*command
+	seq        int64
+	holds      []*hold // in arrival order
+	closing    bool
+}
+
+func (st *state) init() {
+	st.slots = map[string]*slot{}
+	st.byToken = map[string]*command{}
+}
+
+const (
+	maxSlots = 64 // per-page slots kept; the least recently seen idle one goes first
+	// The reporter polls every 500 ms by default (spec §3.1) and drops a tick while a
+	// check-in is in flight. A hold released just before the next tick lets that tick
+	// through; released after it, the page would sit out a whole poll period.
+	pagePollMs   = 500
+	tickMarginMs = 100
+)
+
+func (s *Server) nowMs() int64 { return time.Now().UnixMilli() }
+
+// live: a held check-in is a page on the line, however long ago it arrived.
+func (s *Server) live(sl *slot, now int64) bool {
+	return sl.held > 0 || now-sl.seenAt <= s.staleMs
+}
+
+func (s *Server) connectedAny(now int64) bool {
+	st := &s.state
+	return st.checkInAt != 0 && (len(st.holds) > 0 || now-st.checkInAt <= s.staleMs)
+}
+
+func (s *Server) liveReporters(now int64) int {
+	n := 0
+	for _, sl := range s.state.slots {
+		if s.live(sl, now) {
+			n++
+		}
+	}
+	return n
+}
+
+func iso(ms int64) any {
+	if ms == 0 {
+		return nil
+	}
+	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// connection is the §4.5 object: of the whole relay when sl is nil, else of one
+// page. A per-page answer is never ambiguous: the caller named the page.
+func (s *Server) connection(now int64, sl *slot) object {
+	st := &s.state
+	instanceID, allowRun, checkedIn, latest := st.instanceID, st.allowRun, st.checkInAt, st.latest
+	connected := s.connectedAny(now)
+	if sl != nil {
+		instanceID, allowRun, checkedIn, latest = sl.instanceID, sl.allowRun, sl.seenAt, sl.snap
+		connected = s.live(sl, now)
+	}
+	reporters := s.liveReporters(now)
+	var reportedAt, ageMs, reporterID any
+	if latest != nil {
+		reportedAt, ageMs, reporterID = iso(latest.at), now-latest.at, latest.reporterID
+	}
+	return object{
+		{"instanceId", instanceID},
+		{"allowRun", allowRun},
+		{"connected", connected},
+		{"checkedInAt", iso(checkedIn)},
+		{"reportedAt", reportedAt},
+		{"ageMs", ageMs},
+		{"stale", !connected},
+		{"staleMs", s.staleMs},
+		{"reporterId", reporterID},
+		{"reporters", reporters},
+		{"ambiguous", sl == nil && reporters > 1},
+	}
+}
+
+// connectionFor is the connection a command's caller is shown: its page's, if it
+// named one that is still known.
+func (s *Server) connectionFor(target string, now int64) object {
+	return s.connection(now, s.state.slots[target])
+}
+
+func (s *Server) slotFor(id string, now int64) *slot {
+	st := &s.state
+	if sl := st.slots[id]; sl != nil {
+		return sl
+	}
+	if len(st.slots) >= maxSlots {
+		var oldest *slot
+		for _, sl := range st.slots {
+			if sl.held == 0 && (oldest == nil || sl.seenAt < oldest.seenAt) {
+				oldest = sl
+			}
+		}
+		if oldest != nil {
+			delete(st.slots, oldest.id)
+		}
+	}
+	sl := &slot{id: id, seenAt: now, outstanding: map[string]struct{}{}}
+	st.slots[id] = sl
+	return sl
+}
+
+func (s *Server) touch(sl *slot, now int64) {
+	sl.seenAt = max(sl.seenAt, now)
+	s.state.checkInAt = max(s.state.checkInAt, now)
+}
+
+// checkIn records an accepted check-in (§4.7 steps 6–8) and returns what to hand
+// out now, or a hold to wait on when there is nothing.
+func (s *Server) checkIn(body object) ([]*command, *hold) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := &s.state
+	now := s.nowMs()
+
+	id := "anonymous"
+	var reporterID any
+	if v, _ := body.get("reporterId"); v != nil {
+		if str, ok := v.(string); ok {
+			id, reporterID = str, str
+		}
+	}
+	sl := s.slotFor(id, now)
+	s.touch(sl, now)
+	allowRun := false
+	if v, _ := body.get("allowRun"); v == true {
+		allowRun = true
+	}
+	st.allowRun, sl.allowRun = allowRun, allowRun
+	if v, _ := body.get("instanceId"); v != nil {
+		if str, ok := v.(string); ok {
+			st.instanceID, sl.instanceID = str, str
+		}
+	}
+	if v, _ := body.get("snapshot"); v != nil {
+		if o, ok := v.(object); ok {
+			sn := &snap{body: o, extensions: projectExtensions(o), at: now, reporterID: reporterID}
+			st.latest, sl.snap = sn, sn
+		}
+	}
+
+	rv, _ := body.get("results")
+	results, _ := rv.([]any)
+	if len(results) == 0 {
+		sl.tickAt = now
+	}
+	delivered := false
+	for _, e := range results {
+		entry, ok := e.(object)
+		if !ok {
+			continue
+		}
+		tv, _ := entry.get("token")
+		token, ok := tv.(string)
+		if !ok {
+			continue
+		}
+		delivered = true
+		delete(sl.outstanding, token)
+		c := st.byToken[token]
+		if c == nil {
+			continue // unknown, repeated, or late after a timeout
+		}
+		if holder := st.slots[c.pickedBy]; holder != nil {
+			delete(holder.outstanding, token)
+		}
+		outcome, _ := entry.get("outcome")
+		s.settle(c, outcomeReply(c, outcome, id, now))
+	}
+	// §4.12: a page that delivers a result is making progress, so the commands it
+	// still holds get a fresh deadline rather than timing out behind a slow one.
+	if delivered {
+		for _, c := range st.queue {
+			if c.pickedUp && c.pickedBy == id {
+				s.arm(c)
+			}
+		}
+	}
+
+	if pending := s.take(sl); len(pending) > 0 {
+		return pending, nil
+	}
+	d := s.holdFor(sl, len(results) == 0, now)
+	if d <= 0 {
+		return nil, nil
+	}
+	h := &hold{slot: sl, ch: make(chan []*command, 1)}
+	h.timer = time.AfterFunc(time.Duration(d)*time.Millisecond, func() { s.releaseHold(h) })
+	st.holds = append(st.holds, h)
+	sl.held++
+	return nil, h
+}
+
+// holdFor is how long to hold a check-in of sl that found nothing to pick up.
+func (s *Server) holdFor(sl *slot, tickDriven bool, now int64) int64 {
+	if s.longPollMs == 0 || s.state.closing || len(sl.outstanding) > 0 {
+		return 0
+	}
+	limit := alignedHold(s.longPollMs)
+	if tickDriven {
+		return limit
+	}
+	// A follow-up carrying results, with nothing else to run: hold it until just
+	// before the page's next tick, so a command sent straight after this result
+	// (the next line of a script) rides on it instead of waiting a poll period.
+	if sl.tickAt == 0 {
+		return 0
+	}
+	since := now - sl.tickAt
+	next := sl.tickAt + ((since+tickMarginMs)/pagePollMs+1)*pagePollMs
+	return min(next-tickMarginMs-now, limit)
+}
+
+// alignedHold trims a hold so it ends tickMarginMs before a multiple of the page's
+// poll period after the check-in arrived: e.g. 2000 → 1900.
+func alignedHold(limit int64) int64 {
+	k := (limit + tickMarginMs) / pagePollMs
+	if k == 0 {
+		return limit
+	}
+	return k*pagePollMs - tickMarginMs
+}
+
+// take marks and returns every unpicked command sl may run, in queue order.
+func (s *Server) take(sl *slot) []*command {
+	var out []*command
+	for _, c := range s.state.queue {
+		if !c.pickedUp && (c.target == "" || c.target == sl.id) {
+			c.pickedUp, c.pickedBy = true, sl.id
+			sl.outstanding[c.token] = struct{}{}
+			s.arm(c) // §4.12: the deadline restarts at pickup
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// dispatch answers held check-ins that now have something to pick up. Untargeted
+// commands go to the longest-held check-in, as they would go to the next check-in.
+func (s *Server) dispatch(now int64) {
+	st := &s.state
+	for i := 0; i < len(st.holds); {
+		h := st.holds[i]
+		cmds := s.take(h.slot)
+		if len(cmds) == 0 {
+			i++
+			continue
+		}
+		s.dropHold(i, now)
+		h.ch <- cmds
+	}
+}
+
+func (s *Server) dropHold(i int, now int64) {
+	st := &s.state
+	h := st.holds[i]
+	st.holds = append(st.holds[:i], st.holds[i+1:]...)
+	h.timer.Stop()
+	h.slot.held--
+	// Held until now means on the line until now.
+	s.touch(h.slot, now)
+}
+
+func (s *Server) holdIndex(h *hold) int {
+	for i, x := range s.state.holds {
+		if x == h {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *Server) releaseHold(h *hold) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i := s.holdIndex(h); i >= 0 {
+		s.dropHold(i, s.nowMs())
+		h.ch <- nil
+	}
+}
+
+// abandonHold runs when a held page went away before its answer was written.
+// Commands handed to it are put back, because that page never saw them.
+func (s *Server) abandonHold(h *hold) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i := s.holdIndex(h); i >= 0 {
+		st := &s.state
+		st.holds = append(st.holds[:i], st.holds[i+1:]...)
+		h.timer.Stop()
+		h.slot.held--
+		return
+	}
+	select {
+	case cmds := <-h.ch:
+		for _, c := range cmds {
+			if s.state.byToken[c.token] == c {
+				c.pickedUp, c.pickedBy = false, ""
+				delete(h.slot.outstanding, c.token)
+			}
+		}
+		s.dispatch(s.nowMs())
+	default:
+	}
+}
+
+// arm (re)starts a command's deadline.
+func (s *Server) arm(c *command) {
+	c.gen++
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	gen := c.gen
+	c.timer = time.AfterFunc(time.Duration(s.timeoutMs)*time.Millisecond, func() { s.expire(c, gen) })
+}
+
+func (s *Server) expire(c *command, gen int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.gen != gen || s.state.byToken[c.token] != c {
+		return
+	}
+	now := s.nowMs()
+	var msg string
+	if c.pickedUp {
+		msg = fmt.Sprintf("The page picked up %s but did not report a result within %d ms.", quote(c.id), s.timeoutMs)
+	} else {
+		msg = fmt.Sprintf("No page picked up %s within %d ms. The bridge polls this route; is the tab open and the reporter running?", quote(c.id), s.timeoutMs)
+	}
+	s.settle(c, reply{504, object{
+		{"ok", false},
+		{"reason", "timeout"},
+		{"message", msg},
+		{"pickedUp", c.pickedUp},
+		{"waitedMs", now - c.postedAt},
+		{"command", c.id},
+		{"connection", s.connectionFor(c.target, now)},
+	}})
+}
+
+// settle removes a waiting command and answers its caller.
+func (s *Server) settle(c *command, r reply) {
+	st := &s.state
+	delete(st.byToken, c.token)
+	for i, x := range st.queue {
+		if x == c {
+			st.queue = append(st.queue[:i], st.queue[i+1:]...)
+			break
+		}
+	}
+	c.timer.Stop()
+	c.done <- r
+}
+
+// outcomeReply is §4.7 step 7: the page's outcome, then command, ranIn, waitedMs.
+func outcomeReply(c *command, outcome any, ranIn string, now int64) reply {
+	o, ok := outcome.(object)
+	if !ok {
+		return reply{502, object{
+			{"ok", false},
+			{"reason", "no-outcome"},
+			{"command", c.id},
+			{"ranIn", ranIn},
+			{"waitedMs", now - c.postedAt},
+		}}
+	}
+	body := o.clone()
+	body.set("command", c.id)
+	body.set("ranIn", ranIn)
+	body.set("waitedMs", now-c.postedAt)
+	return reply{statusFor(o), body}
+}
+
+func statusFor(outcome object) int {
+	if ok, _ := outcome.get("ok"); ok == true {
+		return 200
+	}
+	reason, _ := outcome.get("reason")
+	switch reason {
+	case "unknown-command":
+		return 404
+	case "run-not-allowed":
+		return 403
+	case "torn-down":
+		return 409
+	case "threw":
+		return 422
+	}
+	return 502
+}
+
+// enqueue is §4.8 steps 3–5: refuse, or queue and hand to a held check-in.
+func (s *Server) enqueue(id string, input any, hasInput bool, target string) (*command, *reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := &s.state
+	now := s.nowMs()
+	if st.closing {
+		return nil, &reply{503, serverClosing(0)}
+	}
+	allowRun := st.allowRun
+	if target != "" {
+		sl := st.slots[target]
+		if sl == nil || !s.live(sl, now) {
+			return nil, &reply{503, s.noPageForCommand(target, now)}
+		}
+		allowRun = sl.allowRun
+	} else if !s.connectedAny(now) {
+		return nil, &reply{503, s.noPage(now, s.connection(now, nil))}
+	}
+	if !allowRun {
+		return nil, &reply{403, object{
+			{"ok", false},
+			{"reason", "run-not-allowed"},
+			{"message", "The connected page's bridge was built with allowRun: false, so it carries no runCommand. Pass `agentBridge({ allowRun: true })` to enable this route."},
+			{"connection", s.connectionFor(target, now)},
+		}}
+	}
+	st.seq++
+	c := &command{
+		token:    fmt.Sprintf("c%d-%d", st.seq, now),
+		id:       id,
+		input:    input,
+		hasInput: hasInput,
+		target:   target,
+		postedAt: now,
+		done:     make(chan reply, 1),
+	}
+	st.queue = append(st.queue, c)
+	st.byToken[c.token] = c
+	s.arm(c)
+	s.dispatch(now)
+	return c, nil
+}
+
+func serverClosing(waited int64) object {
+	return object{
+		{"ok", false},
+		{"reason", "server-closing"},
+		{"message", "The dev server shut down before the page answered."},
+		{"waitedMs", waited},
+	}
+}
+
+// closeAll answers everyone waiting before the listener goes: callers of
+// POST /commands/:id with 503 server-closing, held check-ins with nothing pending.
+func (s *Server) closeAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := &s.state
+	st.closing = true
+	now := s.nowMs()
+	for len(st.queue) > 0 {
+		c := st.queue[0]
+		s.settle(c, reply{503, serverClosing(now - c.postedAt)})
+	}
+	for len(st.holds) > 0 {
+		h := st.holds[0]
+		s.dropHold(0, now)
+		h.ch <- nil
+	}
+}
+
+// The no-page texts are the upstream relay's, with the configured base and staleMs.
+func (s *Server) noPage(now int64, conn object) object {
+	msg := "No page has reported to " + s.base + " yet. Open the app with the agent bridge's `report` option pointed at \"" +
+		s.base + "/state\" — this middleware cannot call the page."
+	if s.state.checkInAt != 0 {
+		msg = fmt.Sprintf("The last check-in was %d ms ago, older than staleMs (%d). The tab is probably closed, reloading, or rebuilding.",
+			now-s.state.checkInAt, s.staleMs)
+	}
+	return noPageBody(msg, conn)
+}
+
+func noPageBody(msg string, conn object) object {
+	return object{
+		{"ok", false},
+		{"reason", "no-page-connected"},
+		{"message", msg},
+		{"connection", conn},
+	}
+}
+
+// unknownReporter answers a ?reporter= that names no known page; reporterIds lists
+// the known ones, most recently seen first, since nothing else enumerates them.
+func (s *Server) unknownReporter(target string, now int64) object {
+	known := make([]*slot, 0, len(s.state.slots))
+	for _, sl := range s.state.slots {
+		known = append(known, sl)
+	}
+	sort.Slice(known, func(i, j int) bool { return known[i].seenAt > known[j].seenAt })
+	ids := make([]any, len(known))
+	for i, sl := range known {
+		ids[i] = sl.id
+	}
+	body := noPageBody(fmt.Sprintf("No page with reporterId %s has checked in to %s (or it has not for a long time). Known reporters are listed in reporterIds.", quote(target), s.base),
+		s.connection(now, nil))
+	return append(body, member{"reporterIds", ids})
+}
+
+func (s *Server) noPageForCommand(target string, now int64) object {
+	sl := s.state.slots[target]
+	if sl == nil {
+		return s.unknownReporter(target, now)
+	}
+	return noPageBody(fmt.Sprintf("The last check-in of reporter %s was %d ms ago, older than staleMs (%d). The tab is probably closed, reloading, or rebuilding.",
+		quote(target), now-sl.seenAt, s.staleMs), s.connection(now, sl))
+}
+
+// snapshotFor returns the snapshot a GET answers with and its connection, or the
+// 503 body when there is none.
+func (s *Server) snapshotFor(target string) (*snap, object, object) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.nowMs()
+	if target == "" {
+		conn := s.connection(now, nil)
+		if s.state.latest == nil {
+			return nil, nil, s.noPage(now, conn)
+		}
+		return s.state.latest, conn, nil
+	}
+	sl := s.state.slots[target]
+	if sl == nil {
+		return nil, nil, s.unknownReporter(target, now)
+	}
+	conn := s.connection(now, sl)
+	if sl.snap == nil {
+		return nil, nil, noPageBody(fmt.Sprintf("Reporter %s checked in %d ms ago but has not sent a snapshot yet.", quote(target), now-sl.seenAt), conn)
+	}
+	return sl.snap, conn, nil
+}
+
+// projectExtensions is §4.6: one key per diagnostics entry with a string id, its
+// data when status is "ok", else null.
+func projectExtensions(snapshot object) object {
+	ext := object{}
+	dv, _ := snapshot.get("diagnostics")
+	diags, _ := dv.([]any)
+	for _, d := range diags {
+		entry, ok := d.(object)
+		if !ok {
+			continue
+		}
+		iv, _ := entry.get("id")
+		id, ok := iv.(string)
+		if !ok {
+			continue
+		}
+		var data any
+		if status, _ := entry.get("status"); status == "ok" {
+			data, _ = entry.get("data")
+		}
+		ext.set(id, data)
+	}
+	return ext
+}
+
+// quote is the upstream's "${x}": plain quotes, nothing escaped.
+func quote(x string) string { return "\"" + x + "\"" }
