@@ -135,6 +135,12 @@ func (c *Client) interpret(resp *http.Response, data []byte, method, route, must
 		}
 		return json.RawMessage(data), nil
 	}
+	var reason string
+	if json.Unmarshal(obj["reason"], &reason) != nil || reason == "" {
+		// Every relay refusal and page outcome carries a reason: JSON without one
+		// is some other server's (a 404 {"message":"Not Found"}), not the relay's.
+		return nil, c.foreignAnswer(status, data, resp.Header.Get("Content-Type"), method, route)
+	}
 	return nil, relayError(status, obj)
 }
 
