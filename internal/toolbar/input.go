@@ -240,11 +240,16 @@ func checkValue(cmdID, name string, f Field, raw json.RawMessage, typed map[stri
 			return raw, nil
 		}
 	}
-	if text, ok := typed[name]; ok && contains(types, "string") {
+	text, wasTyped := typed[name]
+	if wasTyped && len(types) == 1 && types[0] == "string" {
 		b, _ := json.Marshal(text)
 		return b, nil
 	}
-	return nil, output.BadInput("%s: field %q must be %s, got %s %s", cmdID, name, strings.Join(types, " or "), got, raw).With("field", name).With("command", cmdID)
+	hint := ""
+	if wasTyped && contains(types, "string") {
+		hint = fmt.Sprintf(" (write %s==%s to send it as a string)", name, text)
+	}
+	return nil, output.BadInput("%s: field %q must be %s, got %s %s%s", cmdID, name, strings.Join(types, " or "), got, raw, hint).With("field", name).With("command", cmdID)
 }
 
 func jsonType(v any) string {
