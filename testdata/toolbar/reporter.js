@@ -105,7 +105,7 @@
       recent.push(body);
       if (recent.length > 20) recent.shift();
       var controller = new AbortController();
-      var t = setTimeout(function () { controller.abort(new DOMException("the check-in timed out after " + timeoutMs + " ms", "TimeoutError")); }, timeoutMs);
+      var t = setTimeout(function () { controller.abort(new DOMException("signal timed out", "TimeoutError")); }, timeoutMs);
       return doFetch(url, {
         method: "POST",
         headers: { "content-type": "application/json" },
