@@ -44,6 +44,12 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if raw == "" {
 		raw = r.URL.RequestURI()
 	}
+	if v := r.Header.Get(rawTargetHeader); v != "" {
+		r.Header.Del(rawTargetHeader) // never forwarded upstream
+		if orig, ok := strings.CutPrefix(v, s.secret+" "); ok {
+			raw = orig
+		}
+	}
 	pathname, _, _ := strings.Cut(raw, "?")
 	ours := pathname == s.base || strings.HasPrefix(pathname, s.base+"/")
 

@@ -334,7 +334,7 @@ func newline(b *bytes.Buffer, depth int) {
 	}
 }
 
-const hex = "0123456789abcdef"
+const hexDigits = "0123456789abcdef"
 
 // writeString quotes like JSON.stringify: only ", \, and control characters are
 // escaped; everything else, U+2028 included, is written as is. Invalid UTF-8 (which
@@ -361,8 +361,8 @@ func writeString(b *bytes.Buffer, s string) {
 				b.WriteString(`\t`)
 			case c < 0x20:
 				b.WriteString(`\u00`)
-				b.WriteByte(hex[c>>4])
-				b.WriteByte(hex[c&0xf])
+				b.WriteByte(hexDigits[c>>4])
+				b.WriteByte(hexDigits[c&0xf])
 			default:
 				b.WriteByte(c)
 			}

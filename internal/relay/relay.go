@@ -7,6 +7,8 @@ package relay
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -97,6 +99,7 @@ type Server struct {
 	fallback   http.Handler
 	logf       func(format string, args ...any)
 	handler    http.Handler
+	secret     string // authenticates the rawTargetHeader our own listener adds
 
 	lnMu sync.Mutex
 	ln   net.Listener
@@ -169,6 +172,11 @@ func New(opts Options) (*Server, error) {
 			http.Error(w, "404 page not found: this dtb relay serves only "+s.base+"/*", http.StatusNotFound)
 		})
 	}
+	var secret [16]byte
+	if _, err := rand.Read(secret[:]); err != nil {
+		return nil, err
+	}
+	s.secret = hex.EncodeToString(secret[:])
 	s.state.init()
 	s.handler = http.HandlerFunc(s.serveHTTP)
 	return s, nil
@@ -239,7 +247,7 @@ func (s *Server) Listen() (net.Addr, error) {
 		ln.Close()
 		return nil, nonLoopback(ln.Addr().String())
 	}
-	s.ln = ln
+	s.ln = rawTargetListener{Listener: ln, secret: s.secret}
 	return ln.Addr(), nil
 }
 

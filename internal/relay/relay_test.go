@@ -1,0 +1,722 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestNewRefusesNonLoopbackListen(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:5273", ":5273", "192.168.1.2:80", "example.com:5273", "[::]:5273", "localhost.:1", "10.0.0.1"} {
+		_, err := New(Options{Listen: addr})
+		var oe *OptionError
+		if !errors.Is(err, ErrNonLoopback) || !errors.As(err, &oe) || oe.Reason != "non-loopback-host" {
+			t.Errorf("Listen %q: got %v", addr, err)
+		}
+	}
+	for _, addr := range []string{"", "127.0.0.1:0", "localhost:0", "LOCALHOST:0", "[::1]:0", "127.1.2.3:0", "127.0.0.1", "::1"} {
+		if _, err := New(Options{Listen: addr}); err != nil {
+			t.Errorf("Listen %q refused: %v", addr, err)
+		}
+	}
+	for _, o := range []Options{{Listen: "127.0.0.1:99999"}, {StaleMs: -1}, {TimeoutMs: -5}, {LongPollMs: -1},
+		{LongPollMs: 6000}, {Base: "nope"}, {Upstream: "ftp://x"}, {Upstream: "localhost:5173"}, {Static: "/does/not/exist"}} {
+		_, err := New(o)
+		var oe *OptionError
+		if !errors.As(err, &oe) || oe.Reason != "usage" || errors.Is(err, ErrNonLoopback) {
+			t.Errorf("%+v: got %v", o, err)
+		}
+	}
+}
+
+func TestHostGuard(t *testing.T) {
+	for host, ok := range map[string]bool{
+		"localhost": true, "localhost:5273": true, "LocalHost:1": true, "127.0.0.1": true, "127.0.0.1:5273": true,
+		"[::1]": true, "[::1]:5273": true, " localhost ": true, "[0:0:0:0:0:0:0:1]": false, "[::1": false,
+		"": false, "0.0.0.0": false, "127.0.0.2": false, "localhost.": false, "::1": false,
+		"evil.example:5273": false, "a.localhost": false, "0:0:0:0:0:0:0:1": false,
+	} {
+		if hostAllowed(host) != ok {
+			t.Errorf("hostAllowed(%q) = %v", host, !ok)
+		}
+	}
+
+	rt := newRelay(t, Options{})
+	for _, c := range []struct {
+		host, origin string
+		status       int
+		reason       string
+	}{
+		{"localhost:5273", "", 503, "no-page-connected"},
+		{"127.0.0.1", "", 503, "no-page-connected"},
+		{"[::1]:5273", "", 503, "no-page-connected"},
+		{"LOCALHOST:5273", "http://LOCALHOST:5273", 503, "no-page-connected"},
+		{"localhost:5273", "http://localhost:5273", 503, "no-page-connected"},
+		{"localhost:5273", "https://localhost:5273", 503, "no-page-connected"},
+		{"evil.example:5273", "", 403, "non-loopback-host"},
+		{"127.0.0.2:5273", "", 403, "non-loopback-host"},
+		{"0.0.0.0:5273", "", 403, "non-loopback-host"},
+		{"evil.example", "https://evil.example", 403, "non-loopback-host"}, // Host is checked first
+		{"localhost:5273", "https://evil.example", 403, "cross-origin"},
+		{"localhost:5273", "http://localhost:5274", 403, "cross-origin"},
+		{"localhost:5273", "http://127.0.0.1:5273", 403, "cross-origin"},
+		{"localhost:5273", "HTTP://localhost:5273", 403, "cross-origin"},
+		{"localhost:5273", "null", 403, "cross-origin"},
+	} {
+		h := []string{"Host", c.host}
+		if c.origin != "" {
+			h = append(h, "Origin", c.origin)
+		}
+		r := rt.do("GET", "/__dev-toolbar/state", "", h...)
+		if r.status != c.status || r.str("reason") != c.reason {
+			t.Errorf("Host %q Origin %q: %d %s", c.host, c.origin, r.status, r.raw)
+		}
+	}
+	r := rt.do("GET", "/__dev-toolbar/state", "", "Host", "evil.example:5273")
+	expectKeys(t, r.obj, "ok", "reason", "message")
+	if want := `Refused: Host "evil.example:5273" is not a loopback name. /__dev-toolbar is reachable over localhost only — this is the DNS-rebinding guard, not a convenience.`; r.str("message") != want {
+		t.Errorf("message %q", r.str("message"))
+	}
+	r = rt.do("POST", "/__dev-toolbar/commands/x", "", "Origin", "https://evil.example")
+	if want := `Refused: Origin "https://evil.example" is not this dev server. /__dev-toolbar is a local debugging surface.`; r.str("message") != want {
+		t.Errorf("message %q", r.str("message"))
+	}
+	// Two Origin headers are joined as Node joins them, and so never match.
+	host := strings.TrimPrefix(rt.url, "http://")
+	r = rt.do("GET", "/__dev-toolbar/state", "", "Origin", "http://"+host, "Origin", "http://"+host)
+	expectReason(t, r, 403, "cross-origin")
+	// An empty Origin is "absent".
+	r = rt.do("GET", "/__dev-toolbar/state", "", "Origin", "")
+	expectReason(t, r, 503, "no-page-connected")
+}
+
+func TestEveryAnswerIsPrettyJSONWithHeaders(t *testing.T) {
+	rt := newRelay(t, Options{TimeoutMs: 30})
+	rt.checkIn(body("tab-a", true, miniSnapshot))
+	for _, c := range []struct{ method, path, body string }{
+		{"GET", "/__dev-toolbar/state", ""},
+		{"GET", "/__dev-toolbar/commands", ""},
+		{"POST", "/__dev-toolbar/state", "{}"},
+		{"POST", "/__dev-toolbar/state", "nope"},
+		{"POST", "/__dev-toolbar/commands/x.y", ""},
+		{"POST", "/__dev-toolbar/commands/%zz", ""},
+		{"GET", "/__dev-toolbar", ""},
+	} {
+		r := rt.do(c.method, c.path, c.body)
+		if r.val == nil {
+			t.Fatalf("%s %s: not JSON: %q", c.method, c.path, r.raw)
+		}
+		if got := string(render(r.val)); got != r.raw {
+			t.Errorf("%s %s: not JSON.stringify(body, null, 2)+\"\\n\":\n%s", c.method, c.path, r.raw)
+		}
+		if ct, cc := r.header.Get("Content-Type"), r.header.Get("Cache-Control"); ct != "application/json; charset=utf-8" || cc != "no-store" {
+			t.Errorf("%s %s: content-type %q cache-control %q", c.method, c.path, ct, cc)
+		}
+		if r.header.Get("Access-Control-Allow-Origin") != "" {
+			t.Errorf("CORS header sent")
+		}
+	}
+}
+
+func TestUnknownRoutes(t *testing.T) {
+	rt := newRelay(t, Options{})
+	want := "{\n  \"ok\": false,\n  \"reason\": \"unknown-route\",\n  \"message\": \"No such route: OPTIONS /__dev-toolbar/state\",\n  \"routes\": [\n" +
+		"    \"GET /__dev-toolbar/state\",\n    \"GET /__dev-toolbar/commands\",\n    \"POST /__dev-toolbar/commands/:id\",\n" +
+		"    \"POST /__dev-toolbar/state (the page checks in here)\"\n  ]\n}\n"
+	if r := rt.do("OPTIONS", "/__dev-toolbar/state", ""); r.status != 404 || r.raw != want {
+		t.Errorf("OPTIONS: %d\n%s", r.status, r.raw)
+	}
+	for _, c := range []struct{ method, path, msg string }{
+		{"GET", "/__dev-toolbar", "GET /__dev-toolbar"},
+		{"GET", "/__dev-toolbar/", "GET /__dev-toolbar/"},
+		{"GET", "/__dev-toolbar/state/", "GET /__dev-toolbar/state/"},
+		{"GET", "/__dev-toolbar/nope?x=1", "GET /__dev-toolbar/nope"},
+		{"POST", "/__dev-toolbar/commands", "POST /__dev-toolbar/commands"},
+		{"GET", "/__dev-toolbar/commands/flags.set", "GET /__dev-toolbar/commands/flags.set"},
+		{"DELETE", "/__dev-toolbar/state", "DELETE /__dev-toolbar/state"},
+		{"PUT", "/__dev-toolbar/commands/x", "PUT /__dev-toolbar/commands/x"},
+		{"PATCH", "/__dev-toolbar/commands", "PATCH /__dev-toolbar/commands"},
+	} {
+		r := rt.do(c.method, c.path, "")
+		expectReason(t, r, 404, "unknown-route")
+		if r.str("message") != "No such route: "+c.msg || !r.has("routes") {
+			t.Errorf("%s %s: %s", c.method, c.path, r.raw)
+		}
+	}
+	// HEAD is not GET: a 404 whose (suppressed) body is unknown-route.
+	if r := rt.do("HEAD", "/__dev-toolbar/state", ""); r.status != 404 || r.header.Get("Content-Type") != "application/json; charset=utf-8" {
+		t.Errorf("HEAD: %d %v", r.status, r.header)
+	}
+	// The empty command id is unknown-route without a route list.
+	r := rt.do("POST", "/__dev-toolbar/commands/", "")
+	expectReason(t, r, 404, "unknown-route")
+	expectKeys(t, r.obj, "ok", "reason", "message")
+	if r.str("message") != "No command id in the path." {
+		t.Errorf("message %q", r.str("message"))
+	}
+}
+
+func TestOtherPathsGoToUpstreamOrStatic(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "upstream %s %s host=%s", r.Method, r.URL.RequestURI(), r.Host)
+	}))
+	defer up.Close()
+	rt := newRelay(t, Options{Upstream: up.URL})
+	host := strings.TrimPrefix(rt.url, "http://")
+	for _, p := range []string{"/", "/src/main.ts?t=1", "/__dev-toolbarX/state", "/__dev-toolbar-state"} {
+		r := rt.do("GET", p, "")
+		if want := "upstream GET " + p + " host=" + host; r.status != 200 || r.raw != want {
+			t.Errorf("%s: %d %q, want %q", p, r.status, r.raw, want)
+		}
+	}
+	// Relay routes are not proxied.
+	if r := rt.do("GET", "/__dev-toolbar/state", ""); r.str("reason") != "no-page-connected" {
+		t.Errorf("relay route proxied: %s", r.raw)
+	}
+	// The Host guard covers proxied paths too (no DNS rebinding into the dev server).
+	expectReason(t, rt.do("GET", "/", "", "Host", "evil.example"), 403, "non-loopback-host")
+
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte("<p>fixture</p>"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st := newRelay(t, Options{Static: dir})
+	if r := st.do("GET", "/index.html", ""); r.status != 200 || r.raw != "<p>fixture</p>" {
+		t.Errorf("static: %d %q", r.status, r.raw)
+	}
+	none := newRelay(t, Options{})
+	if r := none.do("GET", "/", ""); r.status != 404 || r.val != nil {
+		t.Errorf("no fallback: %d %q", r.status, r.raw)
+	}
+}
+
+// Spec §4.10 case 1, plus the §8.8 zero-bytes rule.
+func TestMalformedCheckInsAreAnswered(t *testing.T) {
+	rt := newRelay(t, Options{})
+	for _, c := range []struct {
+		body   string
+		status int
+		msg    string
+	}{
+		{"null", 400, "A check-in body must be a JSON object."},
+		{`{"results":{}}`, 400, "`results` must be an array of { token, outcome } objects."},
+		{`{"results":null}`, 400, "`results` must be an array of { token, outcome } objects."},
+		{`{"results":[null]}`, 200, ""},
+		{"[]", 400, "A check-in body must be a JSON object."},
+		{"42", 400, "A check-in body must be a JSON object."},
+		{`"hi"`, 400, "A check-in body must be a JSON object."},
+		{"{", 400, ""},
+		{" ", 400, ""},
+		{"\n", 400, ""},
+		{"", 200, ""},
+	} {
+		r := rt.checkIn(c.body)
+		if r.status != c.status {
+			t.Errorf("%q: %d %s", c.body, r.status, r.raw)
+			continue
+		}
+		if c.status == 400 {
+			expectReason(t, r, 400, "bad-body")
+			expectKeys(t, r.obj, "ok", "reason", "message")
+			if c.msg != "" && r.str("message") != c.msg {
+				t.Errorf("%q: message %q", c.body, r.str("message"))
+			}
+		}
+	}
+}
+
+// Spec §4.10 cases 2, 3, 19.
+func TestValidCheckIns(t *testing.T) {
+	rt := newRelay(t, Options{})
+	for _, b := range []string{
+		`{"protocolVersion":2,"instanceId":"playground","allowRun":true,"results":[]}`,
+		`{"instanceId":"p","results":[null,7,{"token":"nope"}]}`,
+		`{"instanceId":"playground","allowRun":true,"results":[]}`,
+		`{"protocolVersion":2.0,"results":[]}`,
+	} {
+		r := rt.checkIn(b)
+		if r.raw != "{\n  \"ok\": true,\n  \"pending\": []\n}\n" {
+			t.Errorf("%s: %d %q", b, r.status, r.raw)
+		}
+	}
+}
+
+// Spec §4.10 cases 17 and 18.
+func TestProtocolMismatch(t *testing.T) {
+	rt := newRelay(t, Options{})
+	for _, v := range []string{"1", "3", "99", `"2"`, "null", "2.5"} {
+		r := rt.checkIn(`{"protocolVersion":` + v + `,"instanceId":"old","reporterId":"r","allowRun":true,"snapshot":{},"results":[]}`)
+		expectReason(t, r, 400, "protocol-mismatch")
+		expectKeys(t, r.obj, "ok", "reason", "message", "expected", "received")
+		jsonEq(t, r.field("expected"), "2")
+		jsonEq(t, r.field("received"), v)
+		if !strings.Contains(r.str("message"), "devToolbarAgent.ts") {
+			t.Errorf("message %q", r.str("message"))
+		}
+	}
+	// None of them connected a page or stored a snapshot.
+	r := rt.do("GET", "/__dev-toolbar/state", "")
+	expectReason(t, r, 503, "no-page-connected")
+	if !strings.HasPrefix(r.str("message"), "No page has reported") || r.field("connection", "instanceId") != nil {
+		t.Errorf("refused check-in was recorded: %s", r.raw)
+	}
+}
+
+// Spec §4.10 case 4, with the exact never-connected body.
+func TestNoPageConnected(t *testing.T) {
+	rt := newRelay(t, Options{})
+	want := "{\n  \"ok\": false,\n  \"reason\": \"no-page-connected\",\n" +
+		"  \"message\": \"No page has reported to /__dev-toolbar yet. Open the app with the agent bridge's `report` option pointed at \\\"/__dev-toolbar/state\\\" — this middleware cannot call the page.\",\n" +
+		"  \"connection\": {\n    \"instanceId\": null,\n    \"allowRun\": false,\n    \"connected\": false,\n    \"checkedInAt\": null,\n" +
+		"    \"reportedAt\": null,\n    \"ageMs\": null,\n    \"stale\": true,\n    \"staleMs\": 3000,\n    \"reporterId\": null,\n" +
+		"    \"reporters\": 0,\n    \"ambiguous\": false\n  }\n}\n"
+	for _, c := range []struct{ method, path, body string }{
+		{"GET", "/__dev-toolbar/state", ""},
+		{"GET", "/__dev-toolbar/commands", ""},
+		{"POST", "/__dev-toolbar/commands/flags.set", "{}"},
+	} {
+		if r := rt.do(c.method, c.path, c.body); r.status != 503 || r.raw != want {
+			t.Errorf("%s %s: %d\n%s", c.method, c.path, r.status, r.raw)
+		}
+	}
+	// A check-in without a snapshot: GETs still 503, with the check-in age text.
+	rt.checkIn(body("tab-a", true, ""))
+	r := rt.do("GET", "/__dev-toolbar/state", "")
+	expectReason(t, r, 503, "no-page-connected")
+	if !regexp.MustCompile(`^The last check-in was \d+ ms ago, older than staleMs \(3000\)\. The tab is probably closed, reloading, or rebuilding\.$`).MatchString(r.str("message")) {
+		t.Errorf("message %q", r.str("message"))
+	}
+	if r.field("connection", "connected") != true {
+		t.Errorf("connection %s", r.raw)
+	}
+}
+
+func TestStaleConnection(t *testing.T) {
+	rt := newRelay(t, Options{StaleMs: 40})
+	rt.checkIn(body("tab-a", true, miniSnapshot))
+	if r := rt.do("GET", "/__dev-toolbar/state", ""); r.field("connection", "connected") != true || r.field("connection", "stale") != false {
+		t.Fatalf("fresh: %s", r.raw)
+	}
+	time.Sleep(60 * time.Millisecond)
+	// GETs answer 200 with the stale snapshot (§4.6) …
+	r := rt.do("GET", "/__dev-toolbar/state", "")
+	if r.status != 200 || r.field("connection", "connected") != false || r.field("connection", "stale") != true ||
+		r.field("connection", "reporters") != number("0") {
+		t.Errorf("stale GET: %d %s", r.status, r.raw)
+	}
+	// … the POST refuses at once.
+	r = rt.do("POST", "/__dev-toolbar/commands/flags.set", "")
+	expectReason(t, r, 503, "no-page-connected")
+	if !regexp.MustCompile(`^The last check-in was \d+ ms ago, older than staleMs \(40\)\.`).MatchString(r.str("message")) {
+		t.Errorf("message %q", r.str("message"))
+	}
+}
+
+// The /state body is the snapshot's own keys in the page's order, then connection,
+// then extensions; a snapshot's own "connection" or "extensions" keeps its place but
+// not its value.
+func TestStateBodyOrderAndExtensions(t *testing.T) {
+	rt := newRelay(t, Options{})
+	snapshot := `{"instanceId":"playground","zeta":1,"connection":"page's own","contractVersion":2,"alpha":{"b":1,"a":2},` +
+		`"diagnostics":[{"id":"flags","label":"Flags","status":"ok","data":{"flags":[{"key":"search.rank","effective":9}]}},` +
+		`{"id":"agent","label":"Agent","status":"absent"},{"id":"boom","status":"failed","error":"x","data":{"no":1}},` +
+		`{"id":"nodata","status":"ok"},{"label":"no id","status":"ok","data":1},null,7,{"id":"flags","status":"ok","data":"second"}],` +
+		`"commands":[{"id":"flags.set","label":"Set a feature flag override"}]}`
+	before := time.Now().UTC()
+	if r := rt.checkIn(body("tab-a", true, snapshot)); r.status != 200 {
+		t.Fatal(r.raw)
+	}
+	r := rt.do("GET", "/__dev-toolbar/state", "")
+	if r.status != 200 {
+		t.Fatal(r.raw)
+	}
+	expectKeys(t, r.obj, "instanceId", "zeta", "connection", "contractVersion", "alpha", "diagnostics", "commands", "extensions")
+	expectKeys(t, r.field("alpha").(object), "b", "a")
+	jsonEq(t, r.field("extensions"), `{"flags":"second","agent":null,"boom":null,"nodata":null}`)
+
+	conn := r.field("connection").(object)
+	expectKeys(t, conn, "instanceId", "allowRun", "connected", "checkedInAt", "reportedAt", "ageMs", "stale", "staleMs", "reporterId", "reporters", "ambiguous")
+	iso := regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
+	checked, _ := conn.get("checkedInAt")
+	if !iso.MatchString(checked.(string)) {
+		t.Errorf("checkedInAt %v", checked)
+	}
+	if at, _ := time.Parse(time.RFC3339Nano, checked.(string)); at.Before(before.Truncate(time.Millisecond)) || at.After(time.Now()) {
+		t.Errorf("checkedInAt %v not now", at)
+	}
+	jsonEq(t, object{conn[0], conn[1], conn[2], conn[6], conn[7], conn[8], conn[9], conn[10]},
+		`{"instanceId":"playground","allowRun":true,"connected":true,"stale":false,"staleMs":3000,"reporterId":"tab-a","reporters":1,"ambiguous":false}`)
+	if age, _ := conn.get("ageMs"); age == nil {
+		t.Errorf("ageMs %v", age)
+	}
+
+	c := rt.do("GET", "/__dev-toolbar/commands", "")
+	expectKeys(t, c.obj, "instanceId", "allowRun", "connection", "commands")
+	jsonEq(t, c.field("commands"), `[{"id":"flags.set","label":"Set a feature flag override"}]`)
+	jsonEq(t, c.field("instanceId"), `"playground"`)
+
+	// A snapshot without commands or instanceId: [] and null.
+	rt.checkIn(`{"reporterId":"tab-b","allowRun":false,"snapshot":{"x":1},"results":[]}`)
+	c = rt.do("GET", "/__dev-toolbar/commands", "")
+	jsonEq(t, c.field("commands"), `[]`)
+	jsonEq(t, c.field("instanceId"), `null`)
+	jsonEq(t, c.field("allowRun"), `false`)
+	s := rt.do("GET", "/__dev-toolbar/state", "")
+	expectKeys(t, s.obj, "x", "connection", "extensions")
+	jsonEq(t, s.field("extensions"), `{}`)
+	// instanceId is sticky: the last string one seen.
+	jsonEq(t, s.field("connection", "instanceId"), `"playground"`)
+}
+
+// Spec §4.10 case 8.
+func TestTwoReportersAreReportedNotBlended(t *testing.T) {
+	rt := newRelay(t, Options{})
+	rt.checkIn(body("tab-a", true, snapshotOf("tab-a")))
+	rt.checkIn(body("tab-b", true, snapshotOf("tab-b")))
+	rt.checkIn(body("", true, "")) // id-less pages share "anonymous"
+	r := rt.do("GET", "/__dev-toolbar/state", "")
+	jsonEq(t, r.field("connection", "reporters"), "3")
+	jsonEq(t, r.field("connection", "ambiguous"), "true")
+	jsonEq(t, r.field("connection", "reporterId"), `"tab-b"`)
+	jsonEq(t, r.field("extensions", "who"), `"tab-b"`)
+	// reporterId follows snapshot-carrying check-ins only, and is null for an id-less one.
+	rt.checkIn(`{"allowRun":true,"snapshot":{"a":1},"results":[]}`)
+	r = rt.do("GET", "/__dev-toolbar/state", "")
+	jsonEq(t, r.field("connection", "reporterId"), `null`)
+}
+
+// Spec §4.10 case 5, and decodeURIComponent's refusal of escapes that are not UTF-8.
+func TestCommandIDs(t *testing.T) {
+	rt := newRelay(t, Options{TimeoutMs: 20})
+	for _, p := range []string{"%E0%A4%A", "%zz", "%FF", "a%2", "%ED%A0%80"} {
+		r := rt.do("POST", "/__dev-toolbar/commands/"+p, "")
+		expectReason(t, r, 400, "bad-command-id")
+		if r.str("message") != "The command id in the path is not valid percent-encoding: "+p {
+			t.Errorf("message %q", r.str("message"))
+		}
+	}
+	rt.checkIn(body("tab-a", true, ""))
+	ch := rt.async("POST", "/__dev-toolbar/commands/a%2Fb/c%20d?reporter=", "")
+	rt.waitQueued(1)
+	p := pending(t, rt.checkIn(body("tab-a", true, "")))
+	jsonEq(t, p[0], fmt.Sprintf(`{"token":%q,"id":"a/b/c d"}`, tokenOf(p[0])))
+	recv(t, ch, time.Second)
+}
+
+func TestCommandBodies(t *testing.T) {
+	rt := newRelay(t, Options{TimeoutMs: 50})
+	rt.checkIn(body("tab-a", true, ""))
+	for _, c := range []struct{ body, entry string }{
+		{"", `{"id":"x"}`},
+		{" \n\t ", `{"id":"x"}`},
+		{"\ufeff{}", `{"id":"x","input":{}}`},
+		{"null", `{"id":"x","input":null}`},
+		{`{"key":"search.rank","value":9}`, `{"id":"x","input":{"key":"search.rank","value":9}}`},
+		{`[1,"two"]`, `{"id":"x","input":[1,"two"]}`},
+	} {
+		ch := rt.async("POST", "/__dev-toolbar/commands/x", c.body)
+		rt.waitQueued(1)
+		p := pending(t, rt.checkIn(body("tab-a", true, "")))
+		entry := p[0].clone()
+		if tok := tokenOf(entry); !regexp.MustCompile(`^c\d+-\d{13}$`).MatchString(tok) {
+			t.Errorf("token %q", tok)
+		}
+		entry = entry[1:]
+		jsonEq(t, entry, c.entry)
+		rt.checkIn(body("tab-a", true, "", result(tokenOf(p[0]), `{"ok":true}`)))
+		recv(t, ch, time.Second)
+	}
+	r := rt.do("POST", "/__dev-toolbar/commands/x", "{nope")
+	expectReason(t, r, 400, "bad-body")
+	if !strings.HasPrefix(r.str("message"), "The request body must be JSON (the command's input) or empty: ") {
+		t.Errorf("message %q", r.str("message"))
+	}
+	rt.waitQueued(0)
+}
+
+// Spec §4.10 case 10 and the §4.7 response shape.
+func TestCommandRoundTrip(t *testing.T) {
+	rt := newRelay(t, Options{})
+	rt.checkIn(body("tab-a", true, miniSnapshot))
+	ch := rt.async("POST", "/__dev-toolbar/commands/flags.set", `{"key":"beta","value":true}`)
+	rt.waitQueued(1)
+	p := pending(t, rt.checkIn(body("tab-a", true, "")))
+	if len(p) != 1 {
+		t.Fatalf("pending %v", p)
+	}
+	expectKeys(t, p[0], "token", "id", "input")
+	jsonEq(t, p[0][1:], `{"id":"flags.set","input":{"key":"beta","value":true}}`)
+	// The result's check-in is answered like any other.
+	r := rt.checkIn(body("tab-a", true, miniSnapshot, result(tokenOf(p[0]), `{"ok":true,"result":"was false"}`)))
+	if r.raw != "{\n  \"ok\": true,\n  \"pending\": []\n}\n" {
+		t.Errorf("result check-in: %s", r.raw)
+	}
+	got := recv(t, ch, time.Second)
+	if got.status != 200 {
+		t.Fatalf("%d %s", got.status, got.raw)
+	}
+	expectKeys(t, got.obj, "ok", "result", "command", "ranIn", "waitedMs")
+	jsonEq(t, got.obj[:4], `{"ok":true,"result":"was false","command":"flags.set","ranIn":"tab-a"}`)
+	if _, ok := got.field("waitedMs").(number); !ok {
+		t.Errorf("waitedMs %v", got.field("waitedMs"))
+	}
+}
+
+// statusFor, and an outcome's own command/ranIn/waitedMs keys keep their place.
+func TestOutcomeStatuses(t *testing.T) {
+	rt := newRelay(t, Options{})
+	rt.checkIn(body("", true, ""))
+	for _, c := range []struct {
+		outcome string
+		status  int
+		keys    []string
+	}{
+		{`{"ok":true}`, 200, []string{"ok", "command", "ranIn", "waitedMs"}},
+		{`{"ok":false,"reason":"unknown-command"}`, 404, nil},
+		{`{"ok":false,"reason":"run-not-allowed"}`, 403, nil},
+		{`{"ok":false,"reason":"torn-down"}`, 409, nil},
+		{`{"ok":false,"reason":"threw","error":"\"new-header\" is a boolean flag","errorName":"Error"}`, 422,
+			[]string{"ok", "reason", "error", "errorName", "command", "ranIn", "waitedMs"}},
+		{`{"ok":false,"reason":"something-new"}`, 502, nil},
+		{`{"ok":false}`, 502, nil},
+		{`{"ranIn":"page","ok":1}`, 502, []string{"ranIn", "ok", "command", "waitedMs"}},
+		{`null`, 502, []string{"ok", "reason", "command", "ranIn", "waitedMs"}},
+		{`[{"ok":true}]`, 502, []string{"ok", "reason", "command", "ranIn", "waitedMs"}},
+		{`"ok"`, 502, []string{"ok", "reason", "command", "ranIn", "waitedMs"}},
+	} {
+		ch := rt.async("POST", "/__dev-toolbar/commands/x.y", "")
+		rt.waitQueued(1)
+		tok := tokenOf(pending(t, rt.checkIn(body("", true, "")))[0])
+		rt.checkIn(body("", true, "", result(tok, c.outcome)))
+		r := recv(t, ch, time.Second)
+		if r.status != c.status {
+			t.Errorf("%s: %d %s", c.outcome, r.status, r.raw)
+		}
+		if c.keys != nil {
+			expectKeys(t, r.obj, c.keys...)
+		}
+		if r.str("ranIn") != "anonymous" || r.str("command") != "x.y" {
+			t.Errorf("%s: %s", c.outcome, r.raw)
+		}
+		if strings.HasPrefix(c.outcome, "{") {
+			continue
+		}
+		expectReason(t, r, 502, "no-outcome")
+	}
+	// An entry with no outcome key at all.
+	ch := rt.async("POST", "/__dev-toolbar/commands/x.y", "")
+	rt.waitQueued(1)
+	tok := tokenOf(pending(t, rt.checkIn(body("", true, "")))[0])
+	rt.checkIn(body("", true, "", fmt.Sprintf(`{"token":%q}`, tok)))
+	expectReason(t, recv(t, ch, time.Second), 502, "no-outcome")
+}
+
+// Spec §4.10 cases 11 and 12, and FIFO hand-out of concurrent commands.
+func TestQueue(t *testing.T) {
+	rt := newRelay(t, Options{TimeoutMs: 300})
+	rt.checkIn(body("tab-a", true, ""))
+	var chans []chan resp
+	for i := 0; i < 3; i++ {
+		chans = append(chans, rt.async("POST", fmt.Sprintf("/__dev-toolbar/commands/cmd.%d", i), ""))
+		rt.waitQueued(i + 1)
+	}
+	p := pending(t, rt.checkIn(body("tab-a", true, "")))
+	if len(p) != 3 {
+		t.Fatalf("pending %d", len(p))
+	}
+	seqs := map[string]bool{}
+	for i, e := range p {
+		jsonEq(t, e[1].val, fmt.Sprintf(`"cmd.%d"`, i))
+		seqs[strings.SplitN(tokenOf(e), "-", 2)[0]] = true
+	}
+	if len(seqs) != 3 {
+		t.Errorf("tokens not distinct: %v", p)
+	}
+	if again := pending(t, rt.checkIn(body("tab-b", true, ""))); len(again) != 0 {
+		t.Errorf("a picked-up command was handed out twice: %v", again)
+	}
+	// Results in any order, from any reporter, settle their own callers.
+	rt.checkIn(body("tab-b", true, "", result(tokenOf(p[2]), `{"ok":true,"result":2}`), result(tokenOf(p[0]), `{"ok":true,"result":0}`)))
+	for _, i := range []int{2, 0} {
+		r := recv(t, chans[i], time.Second)
+		jsonEq(t, r.field("result"), fmt.Sprint(i))
+		jsonEq(t, r.field("ranIn"), `"tab-b"`)
+	}
+	// The unanswered one times out, and its late result is ignored.
+	r := recv(t, chans[1], time.Second)
+	expectReason(t, r, 504, "timeout")
+	if got := rt.checkIn(body("tab-a", true, "", result(tokenOf(p[1]), `{"ok":true}`))); got.status != 200 {
+		t.Errorf("late result: %s", got.raw)
+	}
+
+	// allowRun: false refuses and queues nothing.
+	rt.checkIn(body("tab-a", false, ""))
+	r = rt.do("POST", "/__dev-toolbar/commands/flags.set", `{"key":"a"}`)
+	expectReason(t, r, 403, "run-not-allowed")
+	expectKeys(t, r.obj, "ok", "reason", "message", "connection")
+	if r.str("message") != "The connected page's bridge was built with allowRun: false, so it carries no runCommand. Pass `agentBridge({ allowRun: true })` to enable this route." {
+		t.Errorf("message %q", r.str("message"))
+	}
+	if p := pending(t, rt.checkIn(body("tab-a", false, ""))); len(p) != 0 {
+		t.Errorf("refused command queued: %v", p)
+	}
+}
+
+// Spec §4.10 cases 13 and 14.
+func TestTimeouts(t *testing.T) {
+	rt := newRelay(t, Options{TimeoutMs: 40})
+	rt.checkIn(body("tab-a", true, ""))
+	r := rt.do("POST", "/__dev-toolbar/commands/slow.command", "")
+	expectReason(t, r, 504, "timeout")
+	expectKeys(t, r.obj, "ok", "reason", "message", "pickedUp", "waitedMs", "command", "connection")
+	jsonEq(t, r.obj[3:6], fmt.Sprintf(`{"pickedUp":false,"waitedMs":%s,"command":"slow.command"}`, r.field("waitedMs")))
+	if want := `No page picked up "slow.command" within 40 ms. The bridge polls this route; is the tab open and the reporter running?`; r.str("message") != want {
+		t.Errorf("message %q", r.str("message"))
+	}
+	if w, _ := strconv.Atoi(string(r.field("waitedMs").(number))); w < 40 {
+		t.Errorf("waitedMs %d", w)
+	}
+
+	ch := rt.async("POST", "/__dev-toolbar/commands/slow.command", "")
+	rt.waitQueued(1)
+	pending(t, rt.checkIn(body("tab-a", true, "")))
+	r = recv(t, ch, time.Second)
+	expectReason(t, r, 504, "timeout")
+	jsonEq(t, r.field("pickedUp"), "true")
+	if want := `The page picked up "slow.command" but did not report a result within 40 ms.`; r.str("message") != want {
+		t.Errorf("message %q", r.str("message"))
+	}
+}
+
+// §4.12: the deadline restarts at pickup, and whenever the page holding a command
+// posts a result, so a command queued behind a slow one is not timed out.
+func TestDeadlineRestarts(t *testing.T) {
+	const timeout = 150
+	rt := newRelay(t, Options{TimeoutMs: timeout})
+	rt.checkIn(body("tab-a", true, ""))
+	start := time.Now()
+	ch := rt.async("POST", "/__dev-toolbar/commands/first", "")
+	rt.waitQueued(1)
+	ch2 := rt.async("POST", "/__dev-toolbar/commands/second", "")
+	rt.waitQueued(2)
+	time.Sleep(100 * time.Millisecond)
+	p := pending(t, rt.checkIn(body("tab-a", true, ""))) // pickup at ~100 ms: deadline now ~250 ms
+	if len(p) != 2 {
+		t.Fatalf("pending %d", len(p))
+	}
+	time.Sleep(time.Until(start.Add(200 * time.Millisecond)))
+	// Past the POST-time deadline (150 ms), both still wait.
+	notYet(t, ch, 0)
+	notYet(t, ch2, 0)
+	// A result from the holder at ~200 ms restarts the other's deadline to ~350 ms.
+	rt.checkIn(body("tab-a", true, "", result(tokenOf(p[0]), `{"ok":true}`)))
+	if r := recv(t, ch, time.Second); r.status != 200 {
+		t.Fatalf("first: %s", r.raw)
+	}
+	notYet(t, ch2, time.Until(start.Add(300*time.Millisecond)))
+	// A result from another page does not restart it.
+	rt.checkIn(body("tab-b", true, "", result("c999-1", `{"ok":true}`)))
+	r := recv(t, ch2, time.Second)
+	expectReason(t, r, 504, "timeout")
+	jsonEq(t, r.field("pickedUp"), "true")
+	if el := time.Since(start); el < 340*time.Millisecond || el > 600*time.Millisecond {
+		t.Errorf("second timed out after %v, want ~350ms", el)
+	}
+}
+
+// Spec §4.10 case 15, over a real listener: every waiting caller is answered with
+// 503 server-closing before the listener closes, and held check-ins are released.
+func TestShutdownAnswersEveryWaitingCaller(t *testing.T) {
+	s, err := New(Options{Listen: "127.0.0.1:0", TimeoutMs: 60000, LongPollMs: 4000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, err := s.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := s.Listen(); again.String() != addr.String() {
+		t.Errorf("second Listen: %v", again)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx) }()
+	rt := &relayT{t: t, s: s, url: "http://" + addr.String()}
+	rt.checkIn(body("tab-a", true, "", result("c0-0", "{}"))) // a result: not held
+	a := rt.async("POST", "/__dev-toolbar/commands/one", "")
+	b := rt.async("POST", "/__dev-toolbar/commands/two", `{"x":1}`)
+	rt.waitQueued(2)
+	held := rt.async("POST", "/__dev-toolbar/state", body("tab-b", true, ""))
+	// tab-b's check-in picks both up; the next is held.
+	r := recv(t, held, time.Second)
+	if len(pending(t, r)) != 2 {
+		t.Fatalf("pickup: %s", r.raw)
+	}
+	held = rt.async("POST", "/__dev-toolbar/state", body("tab-c", true, ""))
+	rt.waitHeld(1)
+
+	cancel()
+	for _, ch := range []chan resp{a, b} {
+		r := recv(t, ch, 2*time.Second)
+		expectReason(t, r, 503, "server-closing")
+		expectKeys(t, r.obj, "ok", "reason", "message", "waitedMs")
+		if r.str("message") != "The dev server shut down before the page answered." {
+			t.Errorf("message %q", r.str("message"))
+		}
+	}
+	if r := recv(t, held, 2*time.Second); r.raw != "{\n  \"ok\": true,\n  \"pending\": []\n}\n" {
+		t.Errorf("held check-in: %d %s", r.status, r.raw)
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("Serve did not return")
+	}
+	if r := rt.do("GET", "/__dev-toolbar/state", ""); r.status != -1 {
+		t.Errorf("still serving: %d", r.status)
+	}
+}
+
+func TestPanicIsMiddlewareError(t *testing.T) {
+	var logged []string
+	rt := newRelay(t, Options{Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})
+	rt.s.hook = func(route string) {
+		if route == "POST /__dev-toolbar/state" {
+			panic("boom")
+		}
+	}
+	r := rt.checkIn("{}")
+	expectReason(t, r, 500, "middleware-error")
+	expectKeys(t, r.obj, "ok", "reason", "message")
+	if r.str("message") != "The dev-toolbar middleware threw while handling this request: boom" || len(logged) != 1 {
+		t.Errorf("%s / %v", r.raw, logged)
+	}
+	// The relay still works.
+	if r := rt.do("GET", "/__dev-toolbar/state", ""); r.status != 503 {
+		t.Errorf("after panic: %d", r.status)
+	}
+}
+
+func TestDuplicateSnapshotsAreTolerated(t *testing.T) {
+	rt := newRelay(t, Options{})
+	for i := 0; i < 3; i++ {
+		if r := rt.checkIn(body("tab-a", true, miniSnapshot)); r.status != 200 {
+			t.Fatal(r.raw)
+		}
+	}
+	if r := rt.do("GET", "/__dev-toolbar/state", ""); r.status != 200 || r.field("connection", "reporters") != number("1") {
+		t.Errorf("%s", r.raw)
+	}
+}
