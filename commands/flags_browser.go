@@ -1,0 +1,135 @@
+package commands
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/output"
+)
+
+const catBrowserFlags = "Browser"
+
+// browserFlags are the flags of every command that talks to the browser: how to
+// reach it, which session, which tab, and the per-command timeout.
+func browserFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "cdp", Usage: "attach to a running Chrome: `URL|PORT` (http://host:port, ws://…, wss://…, or a port)", EnvVars: []string{"DTB_CDP"}, Category: catBrowserFlags},
+		&cli.StringSliceFlag{Name: "cdp-header", Usage: "`'Name: value'` header for the --cdp handshake, e.g. a remote service's auth (repeatable)", EnvVars: []string{"DTB_CDP_HEADER"}, Category: catBrowserFlags},
+		&cli.BoolFlag{Name: "auto-connect", Usage: "attach to the user's running Chrome through its DevToolsActivePort file", EnvVars: []string{"DTB_AUTO_CONNECT"}, Category: catBrowserFlags},
+		&cli.DurationFlag{Name: "connect-timeout", Value: 30 * time.Second, Usage: "how long to wait for a browser to start or to allow remote debugging", EnvVars: []string{"DTB_CONNECT_TIMEOUT"}, Category: catBrowserFlags},
+		&cli.StringFlag{Name: "session", Value: "default", Usage: "session `NAME`: its own browser, tabs, aliases and workspaces", EnvVars: []string{"DTB_SESSION"}, Category: catBrowserFlags},
+		&cli.BoolFlag{Name: "no-launch", Usage: "fail (no-browser, exit 5) instead of launching the session's browser", EnvVars: []string{"DTB_NO_LAUNCH"}, Category: catBrowserFlags},
+		&cli.BoolFlag{Name: "headed", Usage: "launch the session's browser with a window (needs Chromium or Chrome, not the headless shell)", EnvVars: []string{"DTB_HEADED"}, Category: catBrowserFlags},
+		&cli.StringFlag{Name: "chrome", Usage: "browser binary `PATH` to launch", EnvVars: []string{"DTB_CHROME"}, Category: catBrowserFlags},
+		&cli.StringFlag{Name: "tab", Usage: "tab to act on: target `ID`, alias (t3) or unique id prefix", EnvVars: []string{"DTB_TAB"}, Category: catBrowserFlags},
+		&cli.StringFlag{Name: "workspace", Usage: "workspace `NAME`: its window for new tabs, its active tab for page commands", EnvVars: []string{"DTB_WORKSPACE"}, Category: catBrowserFlags},
+		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "deadline of the whole command (exit 4 when reached)", EnvVars: []string{"DTB_TIMEOUT"}, Category: catBrowserFlags},
+	}
+}
+
+// withBrowserFlags returns the command's own flags followed by browserFlags.
+func withBrowserFlags(own ...cli.Flag) []cli.Flag {
+	return append(own, browserFlags()...)
+}
+
+// browserConfig builds the internal/cdp configuration from the flags.
+func browserConfig(c *cli.Context, inv *invocation) (cdp.Config, error) {
+	header := http.Header{}
+	for _, h := range c.StringSlice("cdp-header") {
+		name, value, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			return cdp.Config{}, output.Usage("--cdp-header wants 'Name: value', got %q", h)
+		}
+		header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	}
+	cfg := cdp.Config{
+		Session:        c.String("session"),
+		CDP:            c.String("cdp"),
+		AutoConnect:    c.Bool("auto-connect"),
+		ConnectTimeout: c.Duration("connect-timeout"),
+		NoLaunch:       c.Bool("no-launch"),
+		Headed:         c.Bool("headed"),
+		Chrome:         c.String("chrome"),
+		Warn:           inv.printer.Warn,
+	}
+	if len(header) > 0 {
+		cfg.Headers = header
+	}
+	if cfg.CDP != "" && cfg.AutoConnect {
+		return cfg, output.Usage("--cdp and --auto-connect exclude each other")
+	}
+	return cfg, nil
+}
+
+// browserSession opens the session named by the flags (a state-file read, no
+// connection) and the command's deadline. Callers defer both closers.
+func browserSession(c *cli.Context, inv *invocation) (*cdp.Session, context.Context, func(), error) {
+	cfg, err := browserConfig(c, inv)
+	if err != nil {
+		return nil, nil, func() {}, err
+	}
+	ctx, cancel := commandContext(c)
+	sess, err := cdp.Open(ctx, cfg)
+	if err != nil {
+		cancel()
+		return nil, nil, func() {}, err
+	}
+	return sess, ctx, func() { sess.Close(); cancel() }, nil
+}
+
+// commandContext is the command's context with the --timeout deadline.
+func commandContext(c *cli.Context) (context.Context, context.CancelFunc) {
+	parent := c.Context
+	if parent == nil {
+		parent = context.Background()
+	}
+	if d := c.Duration("timeout"); d > 0 {
+		return context.WithTimeout(parent, d)
+	}
+	return context.WithCancel(parent)
+}
+
+// tabSelector is the --tab / --workspace selection of a page command.
+func tabSelector(c *cli.Context) cdp.TabSelector {
+	return cdp.TabSelector{Tab: c.String("tab"), Workspace: c.String("workspace")}
+}
+
+// withPage runs fn on the selected tab and detaches afterwards.
+func withPage(c *cli.Context, inv *invocation, fn func(ctx context.Context, sess *cdp.Session, p *cdp.Page) (any, error)) (any, error) {
+	sess, ctx, done, err := browserSession(c, inv)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	p, err := sess.Page(ctx, tabSelector(c))
+	if err != nil {
+		return nil, timeoutOr(ctx, err)
+	}
+	defer p.Close()
+	res, err := fn(ctx, sess, p)
+	return res, timeoutOr(ctx, err)
+}
+
+// timeoutOr turns an error after the deadline into a timeout error.
+func timeoutOr(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() == context.DeadlineExceeded {
+		if e, ok := err.(*output.Error); ok && e.Reason == "timeout" {
+			return e
+		}
+		return output.Wrap("timeout", err, "the command's --timeout passed")
+	}
+	return err
+}
+
+// openSessionWith opens a session from an explicit configuration.
+func openSessionWith(ctx context.Context, cfg cdp.Config) (*cdp.Session, error) {
+	return cdp.Open(ctx, cfg)
+}

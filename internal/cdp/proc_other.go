@@ -1,0 +1,28 @@
+//go:build !unix
+
+package cdp
+
+import (
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+func detach(cmd *exec.Cmd) {}
+
+// ProcessAlive reports whether pid runs.
+func ProcessAlive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	return p.Signal(syscall.Signal(0)) == nil
+}
+
+func processIs(pid int, profile string) bool { return ProcessAlive(pid) }
+
+func killGroup(pid int, sig syscall.Signal) {
+	if p, err := os.FindProcess(pid); err == nil {
+		p.Kill()
+	}
+}

@@ -1,0 +1,231 @@
+package cdp
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"image"
+	_ "image/jpeg" // DecodeConfig of captures
+	_ "image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dtb-cli/dtb/internal/output"
+)
+
+// DefaultMaxSide is the longest side a capture may have before it is scaled down.
+const DefaultMaxSide = 8000
+
+// Clip is a rectangle in CSS pixels, in document coordinates.
+type Clip struct {
+	X, Y, Width, Height float64
+}
+
+// ParseClip parses "x,y,w,h".
+func ParseClip(s string) (*Clip, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != 4 {
+		return nil, output.Usage("--clip wants x,y,w,h, got %q", s)
+	}
+	var v [4]float64
+	for i, p := range parts {
+		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, output.Usage("--clip wants numbers x,y,w,h, got %q", s)
+		}
+		v[i] = f
+	}
+	if v[2] <= 0 || v[3] <= 0 || v[0] < 0 || v[1] < 0 {
+		return nil, output.Usage("--clip wants a positive width and height and non-negative x,y, got %q", s)
+	}
+	return &Clip{X: v[0], Y: v[1], Width: v[2], Height: v[3]}, nil
+}
+
+// ScreenshotOptions configure Page.Screenshot. The zero value captures the
+// viewport as JPEG quality 70.
+type ScreenshotOptions struct {
+	Format  string // "jpeg" (default) or "png"
+	Quality int    // JPEG quality, 1–100; 0 means 70
+	Full    bool   // the whole page beyond the viewport
+	Clip    *Clip  // a region (document coordinates, CSS px); excludes Full
+	MaxSide int    // scale the capture down so that no side exceeds it; 0 means 8000
+}
+
+// Screenshot is a capture.
+type Screenshot struct {
+	Data   []byte  `json:"-"`
+	Format string  `json:"format"`
+	Width  int     `json:"width"`
+	Height int     `json:"height"`
+	Scaled bool    `json:"scaled"`
+	Scale  float64 `json:"scale"`
+	Mode   string  `json:"mode"` // viewport, full or clip
+}
+
+type layoutMetrics struct {
+	CSSContentSize struct {
+		Width  float64 `json:"width"`
+		Height float64 `json:"height"`
+	} `json:"cssContentSize"`
+	CSSVisualViewport struct {
+		PageX        float64 `json:"pageX"`
+		PageY        float64 `json:"pageY"`
+		ClientWidth  float64 `json:"clientWidth"`
+		ClientHeight float64 `json:"clientHeight"`
+	} `json:"cssVisualViewport"`
+	VisualViewport struct {
+		ClientWidth float64 `json:"clientWidth"`
+	} `json:"visualViewport"`
+}
+
+// Screenshot captures the tab: the viewport, the full page or a clip. A full
+// page the browser cannot capture is "full-page-screenshot-unavailable", never
+// a silent viewport image.
+func (p *Page) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot, error) {
+	format := strings.ToLower(o.Format)
+	switch format {
+	case "", "jpg", "jpeg":
+		format = "jpeg"
+	case "png":
+	default:
+		return nil, output.Usage("--format must be jpeg or png, not %q", o.Format)
+	}
+	quality := o.Quality
+	if quality == 0 {
+		quality = 70
+	}
+	if quality < 1 || quality > 100 {
+		return nil, output.Usage("--quality must be 1–100, not %d", quality)
+	}
+	maxSide := o.MaxSide
+	if maxSide <= 0 {
+		maxSide = DefaultMaxSide
+	}
+	params := map[string]any{"format": format}
+	if format == "jpeg" {
+		params["quality"] = quality
+	}
+	shot := &Screenshot{Format: format, Scale: 1, Mode: "viewport"}
+	var want *[2]int
+	if o.Full || o.Clip != nil {
+		var lm layoutMetrics
+		if err := p.Call(ctx, "Page.getLayoutMetrics", nil, &lm); err != nil {
+			return nil, wrapCDP(ctx, err, "reading the page size")
+		}
+		dpr := 1.0
+		if lm.CSSVisualViewport.ClientWidth > 0 && lm.VisualViewport.ClientWidth > 0 {
+			dpr = lm.VisualViewport.ClientWidth / lm.CSSVisualViewport.ClientWidth
+		}
+		clip := o.Clip
+		if o.Full {
+			shot.Mode = "full"
+			w, h := math.Ceil(lm.CSSContentSize.Width), math.Ceil(lm.CSSContentSize.Height)
+			if w <= 0 || h <= 0 {
+				return nil, output.Errorf("full-page-screenshot-unavailable", "the page reports no content size; a full-page capture is impossible")
+			}
+			clip = &Clip{Width: w, Height: h}
+		} else {
+			shot.Mode = "clip"
+		}
+		scale := 1.0
+		if longest := math.Max(clip.Width, clip.Height) * dpr; longest > float64(maxSide) {
+			scale = float64(maxSide) / longest
+			shot.Scaled = true
+		}
+		shot.Scale = scale
+		params["clip"] = map[string]any{"x": clip.X, "y": clip.Y, "width": clip.Width, "height": clip.Height, "scale": scale}
+		params["captureBeyondViewport"] = true
+		want = &[2]int{int(math.Round(clip.Width * dpr * scale)), int(math.Round(clip.Height * dpr * scale))}
+	}
+	var res struct {
+		Data []byte `json:"data"`
+	}
+	if err := p.Call(ctx, "Page.captureScreenshot", params, &res); err != nil {
+		if o.Full && ctx.Err() == nil {
+			return nil, output.Wrap("full-page-screenshot-unavailable", err, "the browser refused a full-page capture")
+		}
+		return nil, wrapCDP(ctx, err, "capturing the screenshot")
+	}
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(res.Data))
+	if err != nil {
+		if o.Full {
+			return nil, output.Wrap("full-page-screenshot-unavailable", err, "the browser returned no usable full-page image")
+		}
+		return nil, output.Wrap("cdp-error", err, "the browser returned no usable image")
+	}
+	if o.Full && want != nil && (abs(cfg.Width-want[0]) > 2 || abs(cfg.Height-want[1]) > 2) {
+		return nil, output.Errorf("full-page-screenshot-unavailable", "the browser captured %dx%d instead of the full page (%dx%d)", cfg.Width, cfg.Height, want[0], want[1]).
+			With("width", cfg.Width).With("height", cfg.Height).With("expectedWidth", want[0]).With("expectedHeight", want[1])
+	}
+	if o.Clip == nil && !o.Full && max(cfg.Width, cfg.Height) > maxSide {
+		// A viewport larger than max-side: capture it again, scaled.
+		var lm layoutMetrics
+		if err := p.Call(ctx, "Page.getLayoutMetrics", nil, &lm); err == nil && lm.CSSVisualViewport.ClientWidth > 0 {
+			vp := lm.CSSVisualViewport
+			scale := float64(maxSide) / float64(max(cfg.Width, cfg.Height))
+			params["clip"] = map[string]any{"x": vp.PageX, "y": vp.PageY, "width": vp.ClientWidth, "height": vp.ClientHeight, "scale": scale}
+			if err := p.Call(ctx, "Page.captureScreenshot", params, &res); err == nil {
+				if c2, _, err := image.DecodeConfig(bytes.NewReader(res.Data)); err == nil {
+					cfg = c2
+					shot.Scaled, shot.Scale = true, scale
+				}
+			}
+		}
+	}
+	shot.Data = res.Data
+	shot.Width, shot.Height = cfg.Width, cfg.Height
+	return shot, nil
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// WriteScreenshot writes the capture with mode 0600 to path, or, when path is
+// empty, to a new file under CacheDir()/screenshots/. It returns the path.
+func WriteScreenshot(shot *Screenshot, path, session string) (string, error) {
+	ext := ".jpg"
+	if shot.Format == "png" {
+		ext = ".png"
+	}
+	if path == "" {
+		dir, err := CacheDir()
+		if err != nil {
+			return "", output.Wrap("io-error", err, "cannot find the cache directory")
+		}
+		dir = filepath.Join(dir, "screenshots")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return "", output.Wrap("io-error", err, "cannot create the screenshot directory")
+		}
+		var rb [4]byte
+		rand.Read(rb[:])
+		path = filepath.Join(dir, fmt.Sprintf("%s-%s-%s%s", session, time.Now().Format("20060102-150405.000"), hex.EncodeToString(rb[:]), ext))
+	} else if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return "", output.Wrap("io-error", err, "cannot write the screenshot").With("path", path)
+	}
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return "", output.Wrap("io-error", err, "cannot write the screenshot").With("path", path)
+	}
+	if _, err := f.Write(shot.Data); err != nil {
+		f.Close()
+		return "", output.Wrap("io-error", err, "cannot write the screenshot").With("path", path)
+	}
+	if err := f.Close(); err != nil {
+		return "", output.Wrap("io-error", err, "cannot write the screenshot").With("path", path)
+	}
+	return path, nil
+}

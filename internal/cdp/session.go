@@ -1,0 +1,420 @@
+package cdp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/dtb-cli/dtb/internal/output"
+)
+
+// Config says how a session reaches its browser. The zero value (plus a session
+// name) means: the session's own browser, launched headless on first use.
+type Config struct {
+	Session        string        // session name; "" means "default"
+	StateDir       string        // "" means StateDir()
+	CDP            string        // --cdp URL|PORT: attach to a running browser
+	Headers        http.Header   // --cdp-header: websocket/HTTP handshake headers
+	AutoConnect    bool          // --auto-connect: find the user's running Chrome
+	ConnectTimeout time.Duration // how long to wait for a browser to answer (launch, prompt)
+	NoLaunch       bool          // fail with no-browser instead of launching
+	Headed         bool          // launch with a window (needs a full browser)
+	Chrome         string        // --chrome PATH / DTB_CHROME
+	UserDataDir    string        // profile for a launch; "" for a temporary one
+	WindowSize     string        // WxH for a launch
+	// Warn receives warnings (e.g. a dead browser replaced); nil drops them.
+	Warn func(reason, message string, details map[string]any)
+}
+
+// Session is one dtb session: its state file and the browser it uses. Opening
+// it costs a file read; the browser is touched only when a command needs it.
+type Session struct {
+	cfg     Config
+	st      *store
+	state   *State
+	checked bool  // the browser was verified (or launched) by this process
+	bconn   *Conn // browser websocket, dialled lazily
+	tried   []Attempt
+}
+
+// Open reads the session's state. It does not connect.
+func Open(ctx context.Context, cfg Config) (*Session, error) {
+	if cfg.Session == "" {
+		cfg.Session = "default"
+	}
+	if cfg.ConnectTimeout <= 0 {
+		cfg.ConnectTimeout = 30 * time.Second
+	}
+	st, err := newStore(cfg.StateDir, cfg.Session)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{cfg: cfg, st: st}
+	if s.state, err = st.load(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Name is the session name.
+func (s *Session) Name() string { return s.cfg.Session }
+
+// File is the session file's path.
+func (s *Session) File() string { return s.st.path }
+
+// State is the state as last read or written by this process. Treat it as read
+// only; change it through Update.
+func (s *Session) State() *State { return s.state }
+
+// Update is a locked read-modify-write of the session file: fn gets the newest
+// state (expired tab entries already swept) and the file is written atomically
+// when fn returns nil.
+func (s *Session) Update(ctx context.Context, fn func(*State) error) error {
+	ns, err := s.st.update(ctx, fn)
+	if err != nil {
+		return err
+	}
+	s.state = ns
+	return nil
+}
+
+// Close releases the session's connections. It never closes a tab or a browser.
+func (s *Session) Close() error {
+	if s.bconn != nil {
+		s.bconn.Close()
+		s.bconn = nil
+	}
+	return nil
+}
+
+func (s *Session) warn(reason, msg string, details map[string]any) {
+	if s.cfg.Warn != nil {
+		s.cfg.Warn(reason, msg, details)
+	}
+}
+
+// wantSource is the BrowserInfo.Source the configuration asks for ("" when the
+// session's remembered browser, or a launch, will do).
+func (s *Session) wantSource() string {
+	switch {
+	case s.cfg.CDP != "":
+		raw := strings.TrimSpace(s.cfg.CDP)
+		if isDigits(raw) {
+			raw = "http://127.0.0.1:" + raw
+		} else if !strings.Contains(raw, "://") {
+			raw = "http://" + raw
+		}
+		return "cdp:" + raw
+	case s.cfg.AutoConnect:
+		return "auto-connect"
+	}
+	return ""
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// fastBrowser is the browser from the state when it can be used without any
+// check (the hot path); nil when the slow path must run.
+func (s *Session) fastBrowser() *BrowserInfo {
+	b := s.state.Browser
+	if b == nil {
+		return nil
+	}
+	if want := s.wantSource(); want != "" && b.Source != want {
+		return nil
+	}
+	return b
+}
+
+// Browser makes sure the session has a reachable browser: the one --cdp or
+// --auto-connect names, else the session's remembered browser when it still
+// answers, else a new launch (unless --no-launch). A browser that went away is
+// detected and replaced, with a browser-gone warning.
+func (s *Session) Browser(ctx context.Context) (*BrowserInfo, error) {
+	if s.checked && s.state.Browser != nil {
+		return s.state.Browser, nil
+	}
+	var target *BrowserInfo
+	switch {
+	case s.cfg.CDP != "":
+		info, err := ResolveCDP(ctx, s.cfg.CDP, s.cfg.Headers)
+		s.tried = append(s.tried, attempt("cdp", s.cfg.CDP, err))
+		if err != nil {
+			return nil, err
+		}
+		target = info
+	case s.cfg.AutoConnect:
+		info, tried, err := AutoConnect(ctx, s.cfg.ConnectTimeout)
+		s.tried = append(s.tried, tried...)
+		if err != nil {
+			return nil, err
+		}
+		target = info
+	}
+	var out *BrowserInfo
+	err := s.Update(ctx, func(st *State) error {
+		cur := st.Browser
+		if target != nil {
+			if cur != nil && !cur.Attached && cur.WebSocket != target.WebSocket && s.ownAlive(ctx, cur) {
+				return output.Errorf("session-conflict", "session %q has its own browser (pid %d); stop it with 'dtb browser stop' or use another --session to attach to %s", st.Name, cur.PID, s.cfg.CDP).With("session", st.Name).With("pid", cur.PID)
+			}
+			if cur != nil && !cur.Attached {
+				s.cleanupDead(cur)
+			}
+			if cur == nil || cur.WebSocket != target.WebSocket {
+				st.resetBrowser(target)
+			} else {
+				st.Browser = target
+			}
+			out = target
+			return nil
+		}
+		if cur != nil {
+			if err := s.reachable(ctx, cur); err == nil {
+				out = cur
+				return nil
+			} else {
+				s.tried = append(s.tried, attempt("session", endpointOf(cur), err))
+				what := "the session's browser"
+				if cur.Attached {
+					what = "the browser the session attached to"
+				} else {
+					s.cleanupDead(cur)
+				}
+				st.resetBrowser(nil)
+				if s.cfg.NoLaunch {
+					return output.Errorf("browser-gone", "%s (%s) is gone and --no-launch forbids a new one", what, endpointOf(cur)).With("endpoint", endpointOf(cur)).With("session", st.Name)
+				}
+				s.warn("browser-gone", fmt.Sprintf("%s (%s) is gone; launching a new one", what, endpointOf(cur)), map[string]any{"endpoint": endpointOf(cur), "pid": cur.PID})
+			}
+		}
+		if s.cfg.NoLaunch {
+			return output.Errorf("no-browser", "no browser for session %q and --no-launch is set; start one with 'dtb browser launch' or attach with --cdp", st.Name).With("session", st.Name)
+		}
+		info, err := s.launch(ctx)
+		if err != nil {
+			return err
+		}
+		st.resetBrowser(info)
+		// The launch's own first tab is dtb's.
+		if pages, err := listPagesHTTP(ctx, info.Endpoint); err == nil {
+			now := time.Now().UTC()
+			for _, p := range pages {
+				st.Own(p.ID, "", "", now)
+				if st.CurrentTab == "" {
+					st.CurrentTab = p.ID
+				}
+			}
+		}
+		out = info
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.checked = true
+	return out, nil
+}
+
+func (s *Session) launch(ctx context.Context) (*BrowserInfo, error) {
+	bin, tried, err := FindBrowser(s.cfg.Chrome, s.cfg.Headed)
+	if err != nil {
+		s.tried = append(s.tried, Attempt{Source: "launch", Endpoint: strings.Join(tried, ", "), Error: err.Error()})
+		return nil, err
+	}
+	info, err := Launch(ctx, LaunchOptions{
+		Binary:      bin,
+		Headed:      s.cfg.Headed,
+		UserDataDir: s.cfg.UserDataDir,
+		WindowSize:  s.cfg.WindowSize,
+		LogPath:     filepath.Join(filepath.Dir(s.st.path), s.cfg.Session+".browser.log"),
+		Timeout:     s.cfg.ConnectTimeout,
+		Session:     s.cfg.Session,
+	})
+	s.tried = append(s.tried, attempt("launch", bin, err))
+	return info, err
+}
+
+func attempt(source, endpoint string, err error) Attempt {
+	a := Attempt{Source: source, Endpoint: endpoint, OK: err == nil}
+	if err != nil {
+		a.Error = err.Error()
+	}
+	return a
+}
+
+func endpointOf(b *BrowserInfo) string {
+	if b.Endpoint != "" {
+		return b.Endpoint
+	}
+	return b.WebSocket
+}
+
+// ownAlive reports whether the session's own browser still runs and answers.
+func (s *Session) ownAlive(ctx context.Context, b *BrowserInfo) bool {
+	return s.reachable(ctx, b) == nil
+}
+
+// reachable checks a remembered browser: its process (when dtb launched it) and
+// its endpoint, and that the endpoint is still the same browser instance.
+func (s *Session) reachable(ctx context.Context, b *BrowserInfo) error {
+	if !b.Attached && b.PID > 0 && (!ProcessAlive(b.PID) || !processIs(b.PID, b.ProfileDir)) {
+		return fmt.Errorf("browser process %d has exited", b.PID)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if b.Endpoint != "" {
+		v, err := fetchVersion(cctx, b.Endpoint, s.cfg.Headers)
+		if err != nil {
+			return err
+		}
+		if pathOf(v.WebSocket) != pathOf(b.WebSocket) {
+			return errors.New("a different browser now answers at " + b.Endpoint)
+		}
+		return nil
+	}
+	c, err := Dial(cctx, b.WebSocket, s.cfg.Headers)
+	if err != nil {
+		return err
+	}
+	s.bconn = c
+	return nil
+}
+
+func pathOf(u string) string {
+	if i := strings.Index(u, "/devtools/"); i >= 0 {
+		return u[i:]
+	}
+	return u
+}
+
+// cleanupDead removes the temporary profile of an own browser that has exited.
+func (s *Session) cleanupDead(b *BrowserInfo) {
+	if b == nil || b.Attached || ProcessAlive(b.PID) && processIs(b.PID, b.ProfileDir) {
+		return
+	}
+	if b.TempProfile && b.ProfileDir != "" {
+		removeProfile(b.ProfileDir)
+	}
+}
+
+// BrowserConn is the browser-level websocket (dialled once per process).
+func (s *Session) BrowserConn(ctx context.Context) (*Conn, error) {
+	if s.bconn != nil {
+		select {
+		case <-s.bconn.Done():
+			s.bconn = nil
+		default:
+			return s.bconn, nil
+		}
+	}
+	b, err := s.Browser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if s.bconn != nil {
+		return s.bconn, nil
+	}
+	c, err := Dial(ctx, b.WebSocket, s.cfg.Headers)
+	if err != nil {
+		return nil, output.Wrap("browser-gone", err, "cannot connect to the browser").With("endpoint", b.WebSocket)
+	}
+	s.bconn = c
+	return c, nil
+}
+
+// StopResult is what StopBrowser did.
+type StopResult struct {
+	Stopped        bool   `json:"stopped"`
+	Detached       bool   `json:"detached,omitempty"`
+	PID            int    `json:"pid,omitempty"`
+	Binary         string `json:"binary,omitempty"`
+	ProfileDir     string `json:"profileDir,omitempty"`
+	ProfileRemoved bool   `json:"profileRemoved"`
+	Message        string `json:"message,omitempty"`
+}
+
+// StopBrowser ends the session's own browser (Browser.close, then signals to its
+// process group, waiting for exit) and removes its temporary profile. A browser
+// the session attached to is never ended: the session only forgets it.
+func (s *Session) StopBrowser(ctx context.Context) (*StopResult, error) {
+	res := &StopResult{}
+	err := s.Update(ctx, func(st *State) error {
+		b := st.Browser
+		if b == nil {
+			res.Message = "the session has no browser"
+			return nil
+		}
+		res.PID, res.Binary, res.ProfileDir = b.PID, b.Binary, b.ProfileDir
+		if b.Attached {
+			res.Detached = true
+			res.PID = 0
+			res.Message = "the browser was attached, not launched by dtb: left running, session detached"
+			st.resetBrowser(nil)
+			return nil
+		}
+		if ProcessAlive(b.PID) && processIs(b.PID, b.ProfileDir) {
+			if c, err := Dial(ctx, b.WebSocket, nil); err == nil {
+				cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+				c.Call(cctx, "", "Browser.close", nil, nil)
+				cancel()
+				c.Close()
+			}
+			if !waitExit(b.PID, 5*time.Second) {
+				killGroup(b.PID, syscall.SIGTERM)
+				if !waitExit(b.PID, 3*time.Second) {
+					killGroup(b.PID, syscall.SIGKILL)
+					waitExit(b.PID, 2*time.Second)
+				}
+			}
+			killGroup(b.PID, syscall.SIGKILL) // leftover helpers of the group
+			res.Stopped = true
+		} else {
+			res.Message = "the browser had already exited"
+		}
+		if b.TempProfile && b.ProfileDir != "" {
+			res.ProfileRemoved = removeProfile(b.ProfileDir) == nil
+		}
+		st.resetBrowser(nil)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.checked = false
+	return res, nil
+}
+
+// LaunchBrowser starts the session's own browser explicitly (dtb browser launch);
+// when the session's own browser already runs, it is returned with reused=true.
+func (s *Session) LaunchBrowser(ctx context.Context) (*BrowserInfo, bool, error) {
+	if cur := s.state.Browser; cur != nil && !cur.Attached && s.reachable(ctx, cur) == nil {
+		s.checked = true
+		return cur, true, nil
+	}
+	cfg := s.cfg
+	s.cfg.CDP, s.cfg.AutoConnect, s.cfg.NoLaunch = "", false, false
+	defer func() { s.cfg.CDP, s.cfg.AutoConnect, s.cfg.NoLaunch = cfg.CDP, cfg.AutoConnect, cfg.NoLaunch }()
+	if cur := s.state.Browser; cur != nil && cur.Attached {
+		if err := s.Update(ctx, func(st *State) error { st.resetBrowser(nil); return nil }); err != nil {
+			return nil, false, err
+		}
+	}
+	b, err := s.Browser(ctx)
+	return b, false, err
+}
