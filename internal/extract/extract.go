@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -118,9 +119,9 @@ func (o Options) wants() (map[string]bool, error) {
 }
 
 // Extract computes the requested fields of a rendered page. The HTML is parsed
-// once; the Markdown converter and readability each rewrite a tree, so readability
-// (which runs last) consumes the parsed tree and the converter a copy of it, made
-// only when both are requested. The only error is an unknown Include key.
+// once and shared: Text, Links and Headings come from one walk over it, while the
+// Markdown conversion and readability, which rewrite the tree they are given, run
+// concurrently on copies. The only error is an unknown Include key.
 func Extract(in Input, opts Options) (*Result, error) {
 	want, err := opts.wants()
 	if err != nil {
@@ -147,40 +148,45 @@ func Extract(in Input, opts Options) (*Result, error) {
 		res.Title = documentTitle(doc)
 	}
 
+	// Markdown and readability each rewrite the tree they get, and are the costly
+	// parts: they run concurrently on their own trees (copies when the tree is
+	// shared) while this goroutine walks the original for text, links and headings
+	// and then handles the frames.
 	walk := want[FieldText] || want[FieldLinks] || want[FieldHeadings]
+	var (
+		wg           sync.WaitGroup
+		mainMD       string
+		mdErr, rdErr error
+		reader       *Reader
+		freeTree     = !walk // doc itself may go to one consumer
+		treeFor      = func() *html.Node {
+			if freeTree {
+				freeTree = false
+				return doc
+			}
+			return cloneTree(doc)
+		}
+	)
+	if want[FieldMarkdown] {
+		tree := treeFor()
+		wg.Go(func() { mainMD, mdErr = toMarkdown(tree, base) })
+	}
+	if want[FieldReader] {
+		tree := treeFor()
+		wg.Go(func() { reader, rdErr = readerView(tree, base) })
+	}
+
 	var c *collector
+	var texts, mds []string
 	if walk {
 		c = newCollector(newSiteMatcher(page), want[FieldLinks], want[FieldHeadings])
 		c.base = base
 		c.walk(doc, false)
-	}
-	var texts, mds []string
-	if walk {
 		texts = append(texts, c.takeText())
 	}
-	if want[FieldMarkdown] {
-		tree := doc
-		if want[FieldReader] {
-			tree = cloneTree(doc)
-		}
-		md, err := toMarkdown(tree, base)
-		if err != nil {
-			warn("markdown: %v", err)
-		}
-		mds = append(mds, md)
-	}
-	if want[FieldReader] {
-		r, err := readerView(doc, base)
-		switch {
-		case err != nil:
-			warn("reader: %v; reader omitted", err)
-		case r == nil:
-			warn(warnNoReader)
-		default:
-			res.Reader = r
-		}
-	}
 
+	var frameWarnings []string
+	fwarn := func(format string, args ...any) { frameWarnings = append(frameWarnings, fmt.Sprintf(format, args...)) }
 	for _, f := range in.Frames {
 		if want[FieldFrames] {
 			res.Frames = append(res.Frames, Frame{ID: f.ID, URL: f.URL, Origin: f.Origin, Read: f.Read, Error: f.Error})
@@ -190,7 +196,7 @@ func Extract(in Input, opts Options) (*Result, error) {
 			if msg == "" {
 				msg = "not read"
 			}
-			warn("frame %s (%s) not read: %s", f.ID, f.URL, msg)
+			fwarn("frame %s (%s) not read: %s", f.ID, f.URL, msg)
 			continue
 		}
 		if strings.TrimSpace(f.HTML) == "" || !(walk || want[FieldMarkdown]) {
@@ -198,7 +204,7 @@ func Extract(in Input, opts Options) (*Result, error) {
 		}
 		fdoc, err := parseHTML(f.HTML)
 		if err != nil {
-			warn("frame %s (%s): %v", f.ID, f.URL, err)
+			fwarn("frame %s (%s): %v", f.ID, f.URL, err)
 			continue
 		}
 		prune(fdoc)
@@ -215,13 +221,30 @@ func Extract(in Input, opts Options) (*Result, error) {
 		if want[FieldMarkdown] {
 			md, err := toMarkdown(fdoc, fbase)
 			if err != nil {
-				warn("markdown of frame %s: %v", f.ID, err)
+				fwarn("markdown of frame %s: %v", f.ID, err)
 			}
 			if md != "" {
 				mds = append(mds, frameSeparator(f)+"\n\n"+md)
 			}
 		}
 	}
+
+	wg.Wait()
+	if mdErr != nil {
+		warn("markdown: %v", mdErr)
+	}
+	if want[FieldReader] {
+		switch {
+		case rdErr != nil:
+			warn("reader: %v; reader omitted", rdErr)
+		case reader == nil:
+			warn(warnNoReader)
+		default:
+			res.Reader = reader
+		}
+	}
+	res.Warnings = append(res.Warnings, frameWarnings...)
+	mds = append([]string{mainMD}, mds...)
 
 	if want[FieldText] {
 		res.Text = joinNonEmpty(texts)

@@ -4,7 +4,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
@@ -15,9 +14,11 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// mdConverter is built once: plugin registration is not free and a Converter is
-// safe for concurrent use.
-var mdConverter = sync.OnceValue(func() *converter.Converter {
+// newConverter builds the Markdown converter. Building one costs a few
+// microseconds; a fresh one per conversion keeps the concurrent conversions of
+// Extract off the shared converter's lock, which it takes for every character it
+// escapes.
+func newConverter() *converter.Converter {
 	return converter.NewConverter(converter.WithPlugins(
 		base.NewBasePlugin(),
 		commonmark.NewCommonmarkPlugin(
@@ -33,7 +34,7 @@ var mdConverter = sync.OnceValue(func() *converter.Converter {
 		),
 		strikethrough.NewStrikethroughPlugin(),
 	))
-})
+}
 
 // maxDataURI is the longest data: image URL kept in Markdown; longer inline images
 // (base64 blobs) would swamp the output and are dropped.
@@ -123,7 +124,7 @@ func toMarkdown(n *html.Node, base *url.URL) (string, error) {
 	if base != nil {
 		opts = append(opts, converter.WithDomain(base.String()))
 	}
-	out, err := mdConverter().ConvertNode(n, opts...)
+	out, err := newConverter().ConvertNode(n, opts...)
 	if err != nil {
 		return "", err
 	}
