@@ -21,6 +21,7 @@ type slot struct {
 	id         string
 	seenAt     int64 // arrival of its last check-in, or the answer to a held one
 	held       int   // check-ins of this page being held open right now
+	order      int64 // when it was last touched, in touches (ms can tie)
 	instanceID any   // last string instanceId it sent (sticky), or nil
 	allowRun   bool
 	snap       *snap
@@ -68,6 +69,7 @@ type state struct {
 	queue      []*command // waiting commands, in POST order
 	byToken    map[string]*command
 	seq        int64
+	touches    int64
 	holds      []*hold // in arrival order
 	closing    bool
 }
@@ -159,7 +161,7 @@ func (s *Server) slotFor(id string, now int64) *slot {
 	if len(st.slots) >= maxSlots {
 		var oldest *slot
 		for _, sl := range st.slots {
-			if sl.held == 0 && (oldest == nil || sl.seenAt < oldest.seenAt) {
+			if sl.held == 0 && (oldest == nil || sl.order < oldest.order) {
 				oldest = sl
 			}
 		}
@@ -174,6 +176,8 @@ func (s *Server) slotFor(id string, now int64) *slot {
 
 func (s *Server) touch(sl *slot, now int64) {
 	sl.seenAt = max(sl.seenAt, now)
+	s.state.touches++
+	sl.order = s.state.touches
 	s.state.checkInAt = max(s.state.checkInAt, now)
 }
 
@@ -560,7 +564,7 @@ func (s *Server) unknownReporter(target string, now int64) object {
 	for _, sl := range s.state.slots {
 		known = append(known, sl)
 	}
-	sort.Slice(known, func(i, j int) bool { return known[i].seenAt > known[j].seenAt })
+	sort.Slice(known, func(i, j int) bool { return known[i].order > known[j].order })
 	ids := make([]any, len(known))
 	for i, sl := range known {
 		ids[i] = sl.id
