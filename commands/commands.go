@@ -17,11 +17,11 @@ Prints {instanceId, allowRun, connection, commands}; each command has id, label 
 when declared, description, group, keywords, shortcut and input (a flat map of fields).
 
 Examples:
-  dtb commands --jq -r '.commands[].id'
+  dtb commands -r --jq '.commands[].id'
   dtb commands --jq '.commands[] | select(.id == "flags.set") | .input.fields'`,
-		Flags: append([]cli.Flag{
+		Flags: toolbarCommandFlags(
 			&cli.DurationFlag{Name: "timeout", Value: relayclient.DefaultTimeout, Usage: "give up after `DURATION`", EnvVars: []string{"DTB_TIMEOUT"}},
-		}, toolbarFlags()...),
+		),
 		Action: action(func(c *cli.Context, inv *invocation) (any, error) {
 			t, err := toolbarTransport(c, c.Duration("timeout"))
 			if err != nil {

@@ -19,7 +19,15 @@ func toolbarFlags() []cli.Flag {
 		&cli.StringFlag{Name: "via", Usage: "toolbar transport: relay or cdp (default: relay when --relay/DTB_RELAY is set, else cdp when a browser session is reachable, else relay)", EnvVars: []string{"DTB_VIA"}, Category: catToolbarFlags},
 		&cli.StringFlag{Name: "reporter", Usage: "target one page by its reporter `ID` (relay only; see connection.reporterId)", EnvVars: []string{"DTB_REPORTER"}, Category: catToolbarFlags},
 		&cli.StringFlag{Name: "instance", Usage: "toolbar instance `ID` when a page mounts several (cdp only)", EnvVars: []string{"DTB_INSTANCE"}, Category: catToolbarFlags},
+		&cli.StringFlag{Name: "global", Value: toolbar.DefaultGlobal, Usage: "the bridge's global `NAME` (its globalName option; cdp only)", EnvVars: []string{"DTB_GLOBAL"}, Category: catToolbarFlags},
 	}
+}
+
+// toolbarCommandFlags are the flags of state, commands and run: the command's own,
+// the toolbar's, and the browser's (for --via cdp). The command's own --timeout
+// wins over the browser group's.
+func toolbarCommandFlags(own ...cli.Flag) []cli.Flag {
+	return dedupFlags(append(append(own, toolbarFlags()...), browserFlags()...))
 }
 
 // toolbarTransport picks the transport as DESIGN.md says: --via wins; a relay URL

@@ -32,11 +32,11 @@ Examples:
   dtb run flags.set key=search.rank value=9 --jq .ok
   dtb run flags.set '{"key":"new-header","value":true}'
   echo '{"key":"search.rank"}' | dtb run flags.reset -`,
-		Flags: append([]cli.Flag{
+		Flags: toolbarCommandFlags(
 			&cli.StringFlag{Name: "input-file", Usage: "read the input JSON from `FILE` (- for stdin)"},
 			&cli.BoolFlag{Name: "no-check", Usage: "send the input without checking it against the command's fields"},
 			&cli.DurationFlag{Name: "timeout", Value: relayclient.DefaultTimeout, Usage: "give up after `DURATION` (above the relay's own 10 s so its 504 reaches you)", EnvVars: []string{"DTB_TIMEOUT"}},
-		}, toolbarFlags()...),
+		),
 		Action: action(runCommand),
 	})
 }

@@ -24,13 +24,13 @@ Examples:
   dtb state --jq '.extensions.flags.flags[] | {key, effective}'
   dtb state --until '.connection.connected' --timeout 60s   # wait for the page in CI
   dtb state --until '.extensions.flags.reloadPending == []' --jq .connection.ageMs`,
-		Flags: append([]cli.Flag{
+		Flags: toolbarCommandFlags(
 			&cli.StringFlag{Name: "until", Usage: "poll until the jq `PREDICATE` is truthy on the state, then print that state"},
 			&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "give up after `DURATION` (with --until: exit 4)", EnvVars: []string{"DTB_TIMEOUT"}},
 			&cli.DurationFlag{Name: "interval", Value: 100 * time.Millisecond, Usage: "poll every `DURATION` with --until"},
 			&cli.BoolFlag{Name: "fresh", Usage: "fail (exit 5, reason stale) when the page has not checked in within staleMs"},
 			&cli.BoolFlag{Name: "strict", Usage: "fail (exit 7, reason ambiguous-reporters) when several pages report"},
-		}, toolbarFlags()...),
+		),
 		Action: action(runState),
 	})
 }

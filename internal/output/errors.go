@@ -48,13 +48,15 @@ var reasonExit = map[string]int{
 	"bad-request":    ExitUsage,
 	"unknown-flag":   ExitUsage,
 	// 3: not found
-	"unknown-command": ExitNotFound,
-	"unknown-route":   ExitNotFound,
-	"no-match":        ExitNotFound,
-	"no-such-tab":     ExitNotFound,
-	"stale-ref":       ExitNotFound,
-	"no-such-ref":     ExitNotFound,
-	"no-such-file":    ExitNotFound,
+	"unknown-command":   ExitNotFound,
+	"unknown-route":     ExitNotFound,
+	"no-match":          ExitNotFound,
+	"no-such-tab":       ExitNotFound,
+	"stale-ref":         ExitNotFound,
+	"no-such-ref":       ExitNotFound,
+	"no-such-file":      ExitNotFound,
+	"no-such-workspace": ExitNotFound,
+	"no-such-instance":  ExitNotFound,
 	// 4: timeout
 	"timeout": ExitTimeout,
 	// 5: not connected
@@ -74,6 +76,7 @@ var reasonExit = map[string]int{
 	"not-owned":         ExitRefused,
 	"protocol-mismatch": ExitRefused,
 	"refused":           ExitRefused,
+	"session-conflict":  ExitRefused,
 	// 7: ambiguous
 	"ambiguous-instance":  ExitAmbiguous,
 	"ambiguous-match":     ExitAmbiguous,

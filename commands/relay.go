@@ -1,0 +1,95 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/relay"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:     "relay",
+		Category: catRelay,
+		Usage:    "serve the /__dev-toolbar relay routes (loopback only), alone or in front of a dev server",
+		UsageText: `dtb relay [--listen 127.0.0.1:5273] [--upstream URL | --static DIR] [--stale-ms 3000] [--timeout-ms 10000]
+
+Runs the receiving half of the toolbar's report transport: the page checks in at
+POST /__dev-toolbar/state, and dtb state / commands / run talk to the same routes.
+--upstream proxies every other path to an existing dev server, so any app gains the
+routes on its own origin; --static serves a directory instead. Check-ins are held open
+for a moment so a queued command reaches the page at once instead of at its next poll.
+Prints {"listening": URL, …} on stdout when ready; logs go to stderr. Stops on
+SIGINT/SIGTERM, answering every waiting command with 503 server-closing first.
+
+Examples:
+  dtb relay --upstream http://127.0.0.1:3000          # app on :3000, open it via :5273
+  dtb relay --static ./dist --listen 127.0.0.1:0 --jq -r .listening
+  DTB_RELAY=http://127.0.0.1:5273 dtb state --until .connection.connected`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:5273", Usage: "loopback `ADDR` to listen on (port 0 picks a free one)", EnvVars: []string{"DTB_RELAY_LISTEN"}},
+			&cli.StringFlag{Name: "upstream", Usage: "reverse-proxy every other path to the dev server at `URL`", EnvVars: []string{"DTB_RELAY_UPSTREAM"}},
+			&cli.StringFlag{Name: "static", Usage: "serve `DIR` for every other path", EnvVars: []string{"DTB_RELAY_STATIC"}},
+			&cli.IntFlag{Name: "stale-ms", Value: 3000, Usage: "a check-in counts as a live connection for `MS`"},
+			&cli.IntFlag{Name: "timeout-ms", Value: 10000, Usage: "a command waits `MS` for the page (restarting when the page picks it up)"},
+			&cli.IntFlag{Name: "hold-ms", Value: 2000, Usage: "hold an idle check-in open up to `MS` so commands reach the page at once (0: answer at once, like upstream)"},
+			&cli.BoolFlag{Name: "quiet", Usage: "do not log requests to stderr"},
+		},
+		Action: action(runRelay),
+	})
+}
+
+func runRelay(c *cli.Context, inv *invocation) (any, error) {
+	if c.String("upstream") != "" && c.String("static") != "" {
+		return nil, output.Usage("--upstream and --static exclude each other")
+	}
+	opts := relay.Options{
+		Listen:     c.String("listen"),
+		Upstream:   c.String("upstream"),
+		Static:     c.String("static"),
+		StaleMs:    c.Int("stale-ms"),
+		TimeoutMs:  c.Int("timeout-ms"),
+		LongPollMs: c.Int("hold-ms"),
+	}
+	if !c.Bool("quiet") {
+		opts.Logf = inv.printer.Logf
+	}
+	srv, err := relay.New(opts)
+	if err != nil {
+		return nil, relayStartError(err)
+	}
+	addr, err := srv.Listen()
+	if err != nil {
+		return nil, relayStartError(err)
+	}
+	ready := map[string]any{
+		"listening": fmt.Sprintf("http://%s", addr),
+		"routes":    fmt.Sprintf("http://%s/__dev-toolbar/state", addr),
+		"upstream":  opts.Upstream,
+		"static":    opts.Static,
+		"pid":       os.Getpid(),
+	}
+	// The ready line goes out before serving so a script can read the URL.
+	if err := inv.printer.Result(ready); err != nil {
+		return nil, err
+	}
+	if err := srv.Serve(c.Context); err != nil {
+		return nil, output.Wrap("failed", err, "relay stopped")
+	}
+	return nil, nil
+}
+
+func relayStartError(err error) error {
+	var e *output.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	if errors.Is(err, relay.ErrNonLoopback) {
+		return output.Wrap("non-loopback-host", err, "refusing to listen")
+	}
+	return output.Wrap("failed", err, "cannot start the relay")
+}
