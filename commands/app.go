@@ -172,6 +172,14 @@ func action(runFn func(c *cli.Context, inv *invocation) (any, error)) cli.Action
 		}
 		inv.printer = output.New(opts, inv.io.Stdout, inv.io.Stderr)
 		if err := inv.printer.Prepare(); err != nil {
+			// "--jq -r EXPR" (jq's habit) gives --jq the program "-r".
+			if name := strings.TrimLeft(opts.JQ, "-"); name != opts.JQ && c.Command != nil {
+				if takesValue, ok := flagArity(c.Command.Flags)[name]; ok && !takesValue {
+					if e, isErr := err.(*output.Error); isErr {
+						e.Message += fmt.Sprintf("; %s is a flag: put it before --jq (%s --jq EXPR)", opts.JQ, opts.JQ)
+					}
+				}
+			}
 			return err
 		}
 		res, err := runFn(c, inv)
@@ -230,7 +238,11 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 	}
 	cmd := findCommand(app.Commands, rest[0])
 	if cmd == nil {
-		if rest[0] == "help" {
+		if rest[0] == "help" || rest[0] == "h" {
+			// urfave answers an unknown help topic with nothing and exit 0.
+			if len(rest) > 1 && !strings.HasPrefix(rest[1], "-") && findCommand(app.Commands, rest[1]) == nil {
+				return nil, output.Usage("no help for %q: it is not a dtb command; run 'dtb --help' for the list", rest[1])
+			}
 			return args, nil
 		}
 		e := output.Usage("unknown command %q; run 'dtb --help' for the list", rest[0])
@@ -244,15 +256,22 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 	rest = rest[1:]
 	// Descend into subcommands (e.g. "browser launch"), skipping interleaved flags.
 	for len(cmd.Subcommands) > 0 {
+		arity := flagArity(cmd.Flags)
 		j := 0
-		for j < len(rest) && strings.HasPrefix(rest[j], "-") && rest[j] != "-" {
+		for j < len(rest) && strings.HasPrefix(rest[j], "-") && rest[j] != "-" && rest[j] != "--" {
+			if name := strings.TrimLeft(rest[j], "-"); !strings.Contains(name, "=") && arity[name] {
+				j++ // the flag's value
+			}
 			j++
 		}
-		if j >= len(rest) {
+		if j >= len(rest) || rest[j] == "--" {
 			break
 		}
 		sub := findCommand(cmd.Subcommands, rest[j])
 		if sub == nil {
+			if cmd.Action == nil && rest[j] != "help" && rest[j] != "h" {
+				return nil, output.Usage("unknown command %q; run 'dtb %s --help' for the list", strings.Join(append(path, rest[j]), " "), strings.Join(path, " "))
+			}
 			break
 		}
 		flagsBefore = append(flagsBefore, rest[:j]...)

@@ -11,7 +11,7 @@ func init() {
 		Name:      "version",
 		Category:  catSetup,
 		Usage:     "print dtb's version",
-		UsageText: "dtb version\n\nExample:\n  dtb version --jq -r .version",
+		UsageText: "dtb version\n\nExample:\n  dtb version -r --jq .version",
 		Action: action(func(c *cli.Context, inv *invocation) (any, error) {
 			return map[string]string{"version": versionString(), "go": runtime.Version(), "os": runtime.GOOS, "arch": runtime.GOARCH}, nil
 		}),
