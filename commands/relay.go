@@ -28,7 +28,7 @@ SIGINT/SIGTERM, answering every waiting command with 503 server-closing first.
 
 Examples:
   dtb relay --upstream http://127.0.0.1:3000          # app on :3000, open it via :5273
-  dtb relay --static ./dist --listen 127.0.0.1:0 --jq -r .listening
+  dtb relay --static ./dist --listen 127.0.0.1:0 -r --jq .listening
   DTB_RELAY=http://127.0.0.1:5273 dtb state --until .connection.connected`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:5273", Usage: "loopback `ADDR` to listen on (port 0 picks a free one)", EnvVars: []string{"DTB_RELAY_LISTEN"}},
