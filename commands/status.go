@@ -17,7 +17,7 @@ browser binary a launch would use, and the session file.
 
 Examples:
   dtb status --jq '.tabs[] | {alias, url, owned}'
-  dtb status --jq -r .currentTab.alias`,
+  dtb status -r --jq .currentTab.alias`,
 		Flags: withBrowserFlags(),
 		Action: action(func(c *cli.Context, inv *invocation) (any, error) {
 			sess, ctx, done, err := browserSession(c, inv)

@@ -38,7 +38,11 @@ func (s *Session) CloseTab(ctx context.Context, tab string) (*CloseResult, error
 	}
 	alias := s.state.AliasOf(id)
 	if s.state.Tabs[id] == nil {
-		return nil, output.Errorf("not-owned", "tab %s was not opened by dtb (or its bookkeeping expired); dtb closes only its own tabs", tabName(id, alias)).With("tab", id).With("alias", alias)
+		e := output.Errorf("not-owned", "tab %s was not opened by dtb (or its bookkeeping expired); dtb closes only its own tabs", tabName(id, alias)).With("tab", id)
+		if alias != "" {
+			e.With("alias", alias)
+		}
+		return nil, e
 	}
 	if err := s.closeTarget(ctx, id); err != nil {
 		return nil, wrapCDP(ctx, err, "closing the tab")

@@ -99,7 +99,9 @@ func (p *Page) Navigate(ctx context.Context, rawURL string, wait WaitMode) (*Nav
 	defer stopResp()
 	errs := make(chan error, 2)
 	go func() { errs <- p.Call(ctx, "Page.enable", nil, nil) }()
-	go func() { errs <- p.Call(ctx, "Network.enable", map[string]any{"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}, nil) }()
+	go func() {
+		errs <- p.Call(ctx, "Network.enable", map[string]any{"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}, nil)
+	}()
 	for range 2 {
 		if err := <-errs; err != nil {
 			return nil, wrapCDP(ctx, err, "preparing the navigation")

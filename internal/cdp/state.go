@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -170,7 +169,20 @@ func (s *State) resetBrowser(b *BrowserInfo) {
 	s.Refs = nil
 }
 
-var sessionNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// validSessionName: letters, digits, '.', '_' and '-', starting with a letter or
+// digit, at most 64 (no regexp: package init is on every command's hot path).
+func validSessionName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i, r := range s {
+		alnum := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+		if !alnum && (i == 0 || r != '.' && r != '_' && r != '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // StateDir is the directory of dtb's state: $DTB_STATE_DIR, else
 // $XDG_STATE_HOME/dtb, else ~/.local/state/dtb.
@@ -208,7 +220,7 @@ type store struct {
 }
 
 func newStore(stateDir, name string) (*store, error) {
-	if !sessionNameRE.MatchString(name) {
+	if !validSessionName(name) {
 		return nil, output.Usage("invalid session name %q: use letters, digits, '.', '_' and '-' (at most 64)", name)
 	}
 	if stateDir == "" {

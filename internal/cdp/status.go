@@ -82,10 +82,17 @@ type Diagnostics struct {
 // succeeds with connected=false and diagnostics.
 func (s *Session) Status(ctx context.Context) (*StatusResult, error) {
 	res := &StatusResult{Session: s.cfg.Session, SessionFile: s.st.path, Tabs: []TabStatus{}, Windows: []WindowStatus{}, Workspaces: []WorkspaceStatus{}}
-	noLaunch := s.cfg.NoLaunch
-	s.cfg.NoLaunch = true
-	b, err := s.Browser(ctx)
-	s.cfg.NoLaunch = noLaunch
+	var b *BrowserInfo
+	var err error
+	if s.state.Browser == nil && s.cfg.CDP == "" && !s.cfg.AutoConnect {
+		s.tried = append(s.tried, Attempt{Source: "session", Endpoint: s.st.path, Error: "the session has no browser yet"})
+		err = output.Errorf("no-browser", "session %q has no browser; a page command or 'dtb browser launch' starts one", s.cfg.Session)
+	} else {
+		noLaunch := s.cfg.NoLaunch
+		s.cfg.NoLaunch = true
+		b, err = s.Browser(ctx)
+		s.cfg.NoLaunch = noLaunch
+	}
 	var pages []TargetInfo
 	listed := time.Now()
 	if err == nil {

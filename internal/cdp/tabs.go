@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -23,8 +22,21 @@ type TabSelector struct {
 	NoCreate  bool
 }
 
-var fullIDRE = regexp.MustCompile(`^[0-9A-F]{32}$`)
-var aliasRE = regexp.MustCompile(`^t[0-9]+$`)
+// isFullID reports whether s is a complete target id (32 upper-case hex digits).
+func isFullID(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	for _, r := range s {
+		if (r < '0' || r > '9') && (r < 'A' || r > 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// isAlias reports whether s has the form of a tab alias (t1, t2, …).
+func isAlias(s string) bool { return len(s) > 1 && s[0] == 't' && isDigits(s[1:]) }
 
 // renewEvery limits how often using an owned tab rewrites the session file.
 const renewEvery = time.Minute
@@ -136,7 +148,7 @@ func (s *Session) quickTarget(sel TabSelector) string {
 		if id, ok := st.Aliases[sel.Tab]; ok {
 			return id
 		}
-		if fullIDRE.MatchString(sel.Tab) {
+		if isFullID(sel.Tab) {
 			return sel.Tab
 		}
 		return ""
@@ -205,7 +217,7 @@ func ResolveTab(st *State, sel string, pages []TargetInfo) (string, error) {
 		}
 		return "", output.Errorf("no-such-tab", "tab %s (%s) is closed", sel, short(id)).With("tab", sel)
 	}
-	if aliasRE.MatchString(sel) {
+	if isAlias(sel) {
 		return "", output.Errorf("no-such-tab", "no tab with alias %s in session %q", sel, st.Name).With("tab", sel)
 	}
 	var matches []string
@@ -416,14 +428,36 @@ func (s *Session) closeTarget(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
+	closed := false
 	if b.Endpoint != "" {
-		if err := httpJSON(ctx, http.MethodGet, b.Endpoint, "/json/close/"+id, s.cfg.Headers, nil); err == nil {
-			return nil
+		closed = httpJSON(ctx, http.MethodGet, b.Endpoint, "/json/close/"+id, s.cfg.Headers, nil) == nil
+	}
+	if !closed {
+		c, err := s.BrowserConn(ctx)
+		if err != nil {
+			return err
+		}
+		if err := c.Call(ctx, "", "Target.closeTarget", map[string]any{"targetId": id}, nil); err != nil {
+			return err
 		}
 	}
-	c, err := s.BrowserConn(ctx)
-	if err != nil {
-		return err
+	// Closing is asynchronous: wait (briefly) until the tab is gone, so that the
+	// next command's inventory no longer shows it.
+	for range 100 {
+		pages, err := s.ListPages(ctx)
+		if err != nil {
+			return nil
+		}
+		gone := true
+		for _, p := range pages {
+			if p.ID == id {
+				gone = false
+			}
+		}
+		if gone {
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	return c.Call(ctx, "", "Target.closeTarget", map[string]any{"targetId": id}, nil)
+	return nil
 }

@@ -27,9 +27,9 @@ const maxMessage = 512 << 20
 // Chrome wants), text/continuation frames in, ping answered, close honoured. It
 // is all dtb needs to talk CDP and costs nothing to set up.
 type wsConn struct {
-	nc  net.Conn
-	br  *bufio.Reader
-	wmu sync.Mutex
+	nc   net.Conn
+	br   *bufio.Reader
+	wmu  sync.Mutex
 	wbuf []byte
 }
 

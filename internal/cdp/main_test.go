@@ -1,0 +1,149 @@
+package cdp
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// One headless-shell browser per test binary, attached to with --cdp by most
+// tests; a fixture server on 127.0.0.1 serving testdata/pages.
+var (
+	shared    *BrowserInfo
+	fixtures  *httptest.Server
+	headless  string // chromium-headless-shell, when installed
+	fullChrom string // chromium / chrome, when installed
+	skipWhy   string
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	headless, _ = exec.LookPath("chromium-headless-shell")
+	for _, n := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(n); err == nil {
+			fullChrom = p
+			break
+		}
+	}
+	bin := headless
+	if bin == "" {
+		bin = fullChrom
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", http.FileServer(http.Dir(filepath.Join("..", "..", "testdata", "pages"))))
+	mux.HandleFunc("/__slow__", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(20 * time.Second):
+		}
+	})
+	mux.HandleFunc("/__status__/", func(w http.ResponseWriter, r *http.Request) {
+		var code int
+		fmt.Sscanf(strings.TrimPrefix(r.URL.Path, "/__status__/"), "%d", &code)
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(code)
+		fmt.Fprintf(w, "<title>status %d</title><p>status %d</p>", code, code)
+	})
+	fixtures = httptest.NewServer(mux)
+	defer fixtures.Close()
+	if bin == "" {
+		skipWhy = "no Chromium installed"
+		if os.Getenv("CI") == "true" {
+			fmt.Fprintln(os.Stderr, "FAIL: CI=true and no chromium-headless-shell or chromium on the PATH")
+			return 1
+		}
+		return m.Run()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	info, err := Launch(ctx, LaunchOptions{Binary: bin, Session: "test"})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL: cannot launch the shared browser:", err)
+		return 1
+	}
+	shared = info
+	defer func() {
+		killGroup(info.PID, syscall.SIGKILL)
+		waitExit(info.PID, 5*time.Second)
+		removeProfile(info.ProfileDir)
+	}()
+	return m.Run()
+}
+
+func needBrowser(t *testing.T) {
+	t.Helper()
+	if shared == nil {
+		t.Skip(skipWhy)
+	}
+}
+
+// attached opens a session (own state dir) attached to the shared browser.
+func attached(t *testing.T) *Session {
+	t.Helper()
+	needBrowser(t)
+	t.Setenv("DTB_CACHE_DIR", t.TempDir())
+	s, err := Open(context.Background(), Config{StateDir: t.TempDir(), CDP: shared.Endpoint})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeOwned(t, s); s.Close() })
+	return s
+}
+
+// closeOwned closes the tabs a test's session opened, so none leaks into the
+// next test.
+func closeOwned(t *testing.T, s *Session) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := s.st.load()
+	if err != nil || st.Browser == nil || !st.Browser.Attached {
+		return
+	}
+	for id := range st.Tabs {
+		httpJSON(ctx, http.MethodGet, shared.Endpoint, "/json/close/"+id, nil, nil)
+	}
+}
+
+func tctx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func fixture(path string) string { return fixtures.URL + "/" + strings.TrimPrefix(path, "/") }
+
+// foreignTab opens a tab behind dtb's back, as a user would.
+func foreignTab(t *testing.T) string {
+	t.Helper()
+	var ti TargetInfo
+	if err := httpJSON(tctx(t), http.MethodPut, shared.Endpoint, "/json/new?about:blank", nil, &ti); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { httpJSON(context.Background(), http.MethodGet, shared.Endpoint, "/json/close/"+ti.ID, nil, nil) })
+	return ti.ID
+}
+
+func pageExists(t *testing.T, id string) bool {
+	t.Helper()
+	pages, err := listPagesHTTP(tctx(t), shared.Endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pages {
+		if p.ID == id {
+			return true
+		}
+	}
+	return false
+}
