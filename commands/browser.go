@@ -37,7 +37,7 @@ Headless by default, preferring chromium-headless-shell; --headed needs Chromium
 Chrome. When the session's browser already runs it is reported with "reused": true.
 
 Example:
-  dtb browser launch --jq -r .endpoint`,
+  dtb browser launch -r --jq .endpoint`,
 				Flags: withBrowserFlags(
 					&cli.StringFlag{Name: "user-data-dir", Usage: "profile `DIR` (default: a temporary one, removed by 'dtb browser stop')"},
 					&cli.StringFlag{Name: "window-size", Usage: "window size `WxH`"},

@@ -24,6 +24,7 @@ const (
 // not listed exits 1 ("the action ran and failed").
 var reasonExit = map[string]int{
 	// 1: the action ran and failed
+	"failed":                           ExitFailed, // AsError's reason for an error without one
 	"threw":                            ExitFailed,
 	"torn-down":                        ExitFailed,
 	"navigation-failed":                ExitFailed,
