@@ -93,7 +93,9 @@ var ErrUnknownField = errors.New("unknown extract field")
 type Options struct {
 	// Include selects the fields to compute, by JSON name (see Fields); nil
 	// computes all. Work for fields left out is skipped. Title, URL and Warnings
-	// are always returned; keys mapped to false are ignored.
+	// are always returned ("title", "url" and "warnings" are accepted as keys and
+	// change nothing); keys mapped to false are ignored; any other key is an
+	// error wrapping ErrUnknownField.
 	Include map[string]bool
 	// MaxChars caps each long string field (Text, Markdown, Reader.Text,
 	// Reader.Markdown) at that many characters, followed by the marker
@@ -110,6 +112,9 @@ func (o Options) wants() (map[string]bool, error) {
 		return w, nil
 	}
 	for k, v := range o.Include {
+		if k == "title" || k == "url" || k == "warnings" {
+			continue // always returned
+		}
 		if !slices.Contains(Fields, k) {
 			return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownField, k, strings.Join(Fields, ", "))
 		}

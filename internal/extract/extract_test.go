@@ -400,6 +400,7 @@ func TestInclude(t *testing.T) {
 		{"empty means none", map[string]bool{}, nil},
 		{"text only", map[string]bool{FieldText: true}, []string{FieldText}},
 		{"false is ignored", map[string]bool{FieldLinks: true, FieldText: false}, []string{FieldLinks}},
+		{"always-present keys accepted", map[string]bool{"title": true, "url": true, "warnings": true, FieldText: true}, []string{FieldText}},
 		{"markdown and reader", map[string]bool{FieldMarkdown: true, FieldReader: true}, []string{FieldMarkdown, FieldReader}},
 		{"headings and frames", map[string]bool{FieldHeadings: true, FieldFrames: true}, []string{FieldHeadings, FieldFrames}},
 	} {
@@ -477,7 +478,7 @@ func TestSameSite(t *testing.T) {
 		{"http://EXAMPLE.com/", "https://www.example.COM/", true},
 	} {
 		page := mustParse(t, tc.page)
-		if got := newSiteMatcher(page).same(tc.href); got != tc.want {
+		if got := newSiteMatcher(page).same(mustParse(t, tc.href)); got != tc.want {
 			t.Errorf("same(%s, %s) = %v, want %v", tc.page, tc.href, got, tc.want)
 		}
 	}

@@ -10,29 +10,29 @@ import (
 	"golang.org/x/net/publicsuffix"
 )
 
-// resolveHref turns an href into an absolute URL string against base. It reports
+// resolveHref turns an href into an absolute URL against base. It reports
 // false for what is not a navigation target: an empty href, a bare "#",
 // javascript:, data: and vbscript: URLs, and hrefs that do not parse. mailto:, tel:
 // and other schemes are kept as they are (they are never SameSite).
-func resolveHref(base *url.URL, href string) (string, bool) {
+func resolveHref(base *url.URL, href string) (*url.URL, bool) {
 	href = strings.TrimSpace(href)
 	if href == "" || href == "#" {
-		return "", false
+		return nil, false
 	}
 	if i := strings.IndexByte(href, ':'); i > 0 {
 		switch strings.ToLower(strings.TrimSpace(href[:i])) {
 		case "javascript", "data", "vbscript":
-			return "", false
+			return nil, false
 		}
 	}
 	u, err := url.Parse(href)
 	if err != nil {
-		return "", false
+		return nil, false
 	}
 	if base != nil {
 		u = base.ResolveReference(u)
 	}
-	return u.String(), true
+	return u, true
 }
 
 // documentBase is the URL relative links of doc resolve against: the first
@@ -88,12 +88,8 @@ func registrableDomain(host string) string {
 	return d
 }
 
-func (m *siteMatcher) same(href string) bool {
-	if m.host == "" {
-		return false
-	}
-	u, err := url.Parse(href)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+func (m *siteMatcher) same(u *url.URL) bool {
+	if m.host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return false
 	}
 	h := strings.ToLower(u.Hostname())

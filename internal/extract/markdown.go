@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
@@ -118,7 +119,8 @@ func setAttr(n *html.Node, key, val string) {
 var blankLines = regexp.MustCompile(`\n[ \t]*\n(?:[ \t]*\n)+`)
 
 // toMarkdown converts (and consumes) a tree, resolving relative URLs against base.
-func toMarkdown(n *html.Node, base *url.URL) (string, error) {
+func toMarkdown(n *html.Node, base *url.URL) (md string, err error) {
+	defer recoverAs(&err, "markdown conversion")
 	prepareMarkdown(n)
 	var opts []converter.ConvertOptionFunc
 	if base != nil {
@@ -129,6 +131,14 @@ func toMarkdown(n *html.Node, base *url.URL) (string, error) {
 		return "", err
 	}
 	return compactMarkdown(string(out)), nil
+}
+
+// recoverAs turns a panic in a third-party converter into an error: a page that
+// trips one must cost a field and a warning, not the process.
+func recoverAs(err *error, what string) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("%s failed: %v", what, r)
+	}
 }
 
 // compactMarkdown trims trailing blanks and squeezes runs of blank lines to one.

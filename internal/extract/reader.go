@@ -37,7 +37,8 @@ const warnNoReader = "reader: no main content found; reader omitted"
 
 // readerView runs readability over doc, which it consumes (readability rewrites the
 // tree it scores). It returns nil when readability finds no content.
-func readerView(doc *html.Node, base *url.URL) (*Reader, error) {
+func readerView(doc *html.Node, base *url.URL) (r *Reader, err error) {
+	defer recoverAs(&err, "readability")
 	p := readability.NewParser()
 	art, err := p.ParseAndMutate(doc, base)
 	if err != nil || art.Node == nil {
@@ -50,7 +51,7 @@ func readerView(doc *html.Node, base *url.URL) (*Reader, error) {
 	if text == "" {
 		return nil, nil
 	}
-	r := &Reader{
+	r = &Reader{
 		Title:   strings.TrimSpace(art.Title()),
 		Byline:  collapseSpace(art.Byline()),
 		Excerpt: collapseSpace(art.Excerpt()),

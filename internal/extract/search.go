@@ -251,11 +251,11 @@ func detectEngine(doc *html.Node, pageURL string) string {
 
 // hitURL resolves a result link against the page and unwraps engine redirects.
 func hitURL(base *url.URL, href string) string {
-	abs, ok := resolveHref(base, href)
+	u, ok := resolveHref(base, href)
 	if !ok {
 		return ""
 	}
-	return unwrapRedirect(abs)
+	return unwrapRedirect(u.String())
 }
 
 // unwrapRedirect returns the destination of a search engine's click-tracking URL,

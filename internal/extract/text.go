@@ -387,11 +387,11 @@ func fallbackText(a *html.Node) string {
 // addLink resolves href and records the link unless it is not navigable or a
 // duplicate of an earlier (text, href) pair.
 func (c *collector) addLink(href, text string) {
-	abs, ok := resolveHref(c.base, href)
+	u, ok := resolveHref(c.base, href)
 	if !ok {
 		return
 	}
-	l := Link{Text: text, Href: abs, SameSite: c.site.same(abs)}
+	l := Link{Text: text, Href: u.String(), SameSite: c.site.same(u)}
 	if _, dup := c.seen[l]; dup {
 		return
 	}
