@@ -130,7 +130,9 @@ func foreignTab(t *testing.T) string {
 	if err := httpJSON(tctx(t), http.MethodPut, shared.Endpoint, "/json/new?about:blank", nil, &ti); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { httpJSON(context.Background(), http.MethodGet, shared.Endpoint, "/json/close/"+ti.ID, nil, nil) })
+	t.Cleanup(func() {
+		httpJSON(context.Background(), http.MethodGet, shared.Endpoint, "/json/close/"+ti.ID, nil, nil)
+	})
 	return ti.ID
 }
 
