@@ -99,8 +99,8 @@ func BenchmarkExtract(b *testing.B) {
 // a 5,000-element page, several times the measured cost, so a slow CI machine does
 // not flake) and checks the large page extracts sensibly.
 func TestLargePageBudget(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short")
+	if testing.Short() || raceEnabled {
+		t.Skip("timing is meaningless in -short and -race runs")
 	}
 	page := largePage(60)
 	if n := countElements(t, page); n < 4000 {

@@ -172,13 +172,19 @@ func Extract(in Input, opts Options) (*Result, error) {
 			return cloneTree(doc)
 		}
 	)
+	// Hand out every tree before any consumer starts rewriting one.
+	var mdTree, rdTree *html.Node
 	if want[FieldMarkdown] {
-		tree := treeFor()
-		wg.Go(func() { mainMD, mdErr = toMarkdown(tree, base) })
+		mdTree = treeFor()
 	}
 	if want[FieldReader] {
-		tree := treeFor()
-		wg.Go(func() { reader, rdErr = readerView(tree, base) })
+		rdTree = treeFor()
+	}
+	if mdTree != nil {
+		wg.Go(func() { mainMD, mdErr = toMarkdown(mdTree, base) })
+	}
+	if rdTree != nil {
+		wg.Go(func() { reader, rdErr = readerView(rdTree, base) })
 	}
 
 	var c *collector
@@ -213,8 +219,10 @@ func Extract(in Input, opts Options) (*Result, error) {
 			continue
 		}
 		prune(fdoc)
+		// about:blank / about:srcdoc frames (and unusable URLs) resolve against
+		// the page, as in the browser.
 		fpage, err := url.Parse(f.URL)
-		if err != nil || !fpage.IsAbs() {
+		if err != nil || (fpage.Scheme != "http" && fpage.Scheme != "https" && fpage.Scheme != "file") {
 			fpage = base
 		}
 		fbase := documentBase(fdoc, fpage)

@@ -325,6 +325,19 @@ func TestFrames(t *testing.T) {
 	}
 }
 
+func TestSrcdocFrameResolvesAgainstPage(t *testing.T) {
+	in := Input{URL: "https://shop.example.com/checkout/", HTML: "<p>x</p>", Frames: []Frame{
+		{ID: "F9", URL: "about:srcdoc", HTML: `<a href="help.html">Help</a>`, Read: true},
+	}}
+	res, err := Extract(in, Options{Include: map[string]bool{FieldLinks: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Link{{"Help", "https://shop.example.com/checkout/help.html", true}}; !reflect.DeepEqual(res.Links, want) {
+		t.Errorf("Links = %+v, want %+v", res.Links, want)
+	}
+}
+
 func TestMaxChars(t *testing.T) {
 	full := extractFixture(t, "article.html", articleURL, Options{})
 	for _, tc := range []struct {

@@ -1,0 +1,6 @@
+//go:build race
+
+package extract
+
+// raceEnabled is true under -race, which slows the code several times over.
+const raceEnabled = true
