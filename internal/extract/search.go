@@ -385,7 +385,7 @@ func isAnchor(n *html.Node) bool { return n.DataAtom == atom.A && n.Namespace ==
 // .result__snippet; an instant answer sits in .zci above them.
 var (
 	ddgMarker    = cascadia.MustCompile(`.serp__results, #links.results, .result__a, #links .no-results`)
-	ddgContainer = cascadia.MustCompile(`#links, .serp__results, .results`)
+	ddgContainer = cascadia.MustCompile(`#links, .serp__results`)
 	ddgBlocked   = cascadia.MustCompile(`.anomaly-modal, #challenge-form, .anomaly-modal__title`)
 	ddgNoResults = cascadia.MustCompile(`.no-results, .result--no-result`)
 	ddgResult    = cascadia.MustCompile(`.result, .zci`)
@@ -545,8 +545,8 @@ func parseBing(doc *html.Node, base *url.URL) ([]Hit, bool, string) {
 // Top stories are a.WlydOe cards; videos sit in <video-voyager>. A page whose
 // #topstuff holds a .card-section ("did not match any documents") found nothing.
 var (
-	googleMarker     = cascadia.MustCompile(`#rso, #search, [data-text-ad], #topstuff`)
-	googleContainer  = cascadia.MustCompile(`#search, #rso, #main`)
+	googleMarker     = cascadia.MustCompile(`#rso, [data-text-ad], #topstuff ~ #search`)
+	googleContainer  = cascadia.MustCompile(`#rso, #topstuff ~ #search, #search [data-async-context]`)
 	googleBlocked    = cascadia.MustCompile(`#captcha-form, form[action*="/sorry/"], #recaptcha`)
 	googleConsent    = cascadia.MustCompile(`form[action*="consent.google"], #CXQnmb, .HTjtHe`)
 	googleNoResults  = cascadia.MustCompile(`#topstuff .card-section, #topstuff [role=heading]`)
