@@ -72,7 +72,7 @@ func run(ctx context.Context, args []string, streams IO) int {
 	if err == nil {
 		return output.ExitOK
 	}
-	if ctx.Err() != nil && !isReason(err, "timeout") {
+	if ctx.Err() != nil && !isReason(err, "timeout") && !isReason(err, "interrupted") {
 		err = output.Wrap("interrupted", err, "interrupted")
 	}
 	return inv.printer.Fail(err)

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/urfave/cli/v2"
@@ -38,6 +39,9 @@ func TestMain(m *testing.M) {
 //
 //	exits CODE PROG [ARGS...]   run PROG and require exit status CODE (for stdout/stderr checks)
 //	fakerelay MODE...           change the fake relay (modes: see fakeRelay.set)
+//	interrupt AFTER CODE PROG [ARGS...]
+//	                            run PROG, send it SIGINT after AFTER, require exit CODE;
+//	                            its output is left in interrupt.stdout and interrupt.stderr
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
@@ -60,6 +64,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits":     cmdExits,
 			"fakerelay": cmdFakeRelay,
+			"interrupt": cmdInterrupt,
 		},
 	})
 }
@@ -85,6 +90,32 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+func cmdInterrupt(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: interrupt AFTER CODE PROG [ARGS...]")
+	}
+	after, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	want, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	prog, err := exec.LookPath(args[2]) // testscript put dtb on this process's PATH
+	ts.Check(err)
+	cmd := exec.Command(prog, args[3:]...)
+	cmd.Dir = ts.MkAbs(".")
+	cmd.Env = []string{"PATH=" + ts.Getenv("PATH"), "HOME=" + ts.Getenv("HOME"), "TMPDIR=" + ts.Getenv("TMPDIR")}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	ts.Check(cmd.Start())
+	timer := time.AfterFunc(after, func() { cmd.Process.Signal(os.Interrupt) })
+	defer timer.Stop()
+	_ = cmd.Wait()
+	ts.Check(os.WriteFile(ts.MkAbs("interrupt.stdout"), stdout.Bytes(), 0o644))
+	ts.Check(os.WriteFile(ts.MkAbs("interrupt.stderr"), stderr.Bytes(), 0o644))
+	if got := cmd.ProcessState.ExitCode(); got != want {
+		ts.Fatalf("%s exited %d after SIGINT, want %d\nstderr: %s", args[2], got, want, stderr.String())
 	}
 }
 
@@ -241,6 +272,13 @@ func (f *fakeRelay) post(w http.ResponseWriter, r *http.Request) {
 	}
 	if !f.allowRun {
 		writeRelay(w, 403, `{"ok":false,"reason":"run-not-allowed","message":"The connected page's bridge was built with allowRun: false, so it carries no runCommand. Pass `+"`agentBridge({ allowRun: true })`"+` to enable this route.","connection":`+f.connection("")+`}`)
+		return
+	}
+	if id == "slow.command" {
+		// Held like a command the page has not answered yet, until dtb gives up.
+		f.mu.Unlock()
+		<-r.Context().Done()
+		f.mu.Lock()
 		return
 	}
 	idJSON, _ := json.Marshal(id)

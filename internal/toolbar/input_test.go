@@ -380,6 +380,16 @@ func TestWaitFor(t *testing.T) {
 			t.Fatalf("got %v (%v)", err, e)
 		}
 	})
+	t.Run("a cancelled wait is interrupted, not a timeout", func(t *testing.T) {
+		f := &fakeTransport{steps: []func() (json.RawMessage, error){state(false)}}
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(30*time.Millisecond, cancel)
+		_, err := WaitFor(ctx, f, pred, nil, 5*time.Millisecond)
+		var e *output.Error
+		if !errors.As(err, &e) || e.Reason != "interrupted" || e.ExitCode() != output.ExitInterrupted {
+			t.Fatalf("got %v, want interrupted exit 130", err)
+		}
+	})
 	t.Run("a jq runtime error in the predicate stops the wait", func(t *testing.T) {
 		bad, _ := output.CompileJQ(".connection.connected.x", nil)
 		f := &fakeTransport{steps: []func() (json.RawMessage, error){state(true)}}

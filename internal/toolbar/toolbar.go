@@ -3,6 +3,7 @@ package toolbar
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/itchyny/gojq"
@@ -106,6 +107,9 @@ func WaitFor(ctx context.Context, t Transport, pred *gojq.Code, args map[string]
 		}
 		select {
 		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.Canceled) {
+				return nil, output.AsError(ctx.Err()) // Ctrl-C: interrupted, not timeout
+			}
 			e := output.Errorf("timeout", "the --until condition did not hold in time")
 			if lastErr != nil {
 				le := output.AsError(lastErr)
