@@ -1,0 +1,69 @@
+// ready: one readiness observation of the page, for the Go side's wait loop.
+// install is the tracker function (tracker.js); opts is JSON:
+//   {css, text, url}  the explicit wait conditions ("" when not asked)
+//   scan              look for shadow roots made since the tracker started
+// Every same-origin frame's document counts: the tracker is installed into
+// each window that lacks one (reported as fresh), and the page is as loaded as
+// its least loaded document and as quiet as its most recently changed one.
+// Times are epoch milliseconds.
+(install, opts) => {
+  const KEY = Symbol.for('dtb.quiet');
+  const rank = { loading: 0, interactive: 1, complete: 2 };
+  const out = {
+    now: 0, url: location.href, readyState: 'complete', since: 0, last: 0,
+    fresh: false, early: false, loadEnd: 0, lastResource: 0, docs: 0,
+  };
+  const wins = [];
+  const collect = (w) => {
+    wins.push(w);
+    for (let i = 0; i < w.frames.length; i++) {
+      let f = null;
+      try { f = w.frames[i]; void f.document.readyState; } catch (e) { f = null; }
+      if (f) collect(f);
+    }
+  };
+  collect(window);
+  let loadMissing = false;
+  for (const w of wins) {
+    let t;
+    try { t = install(false, w); } catch (e) { continue; }
+    const doc = w.document;
+    out.docs++;
+    if (rank[doc.readyState] < rank[out.readyState]) out.readyState = doc.readyState;
+    if (w === window) out.early = t.early;
+    if (t.fresh) out.fresh = true;
+    if (opts.scan && !t.fresh && w[KEY] && w[KEY].scan) w[KEY].scan();
+    out.since = Math.max(out.since, t.since);
+    out.last = Math.max(out.last, t.last);
+    const perf = w.performance;
+    const nav = perf.getEntriesByType('navigation')[0];
+    if (nav && nav.loadEventEnd > 0) out.loadEnd = Math.max(out.loadEnd, perf.timeOrigin + nav.loadEventEnd);
+    else if (doc.readyState === 'complete') out.loadEnd = Math.max(out.loadEnd, perf.timeOrigin + (nav ? nav.domComplete : 0));
+    else loadMissing = true;
+    const res = perf.getEntriesByType('resource');
+    for (let i = res.length - 1; i >= 0 && i >= res.length - 50; i--) {
+      const end = res[i].responseEnd || res[i].startTime;
+      out.lastResource = Math.max(out.lastResource, perf.timeOrigin + end);
+    }
+  }
+  if (loadMissing) out.loadEnd = 0;
+  const cond = {};
+  if (opts.css) {
+    let el = null;
+    try {
+      el = document.querySelector(opts.css);
+    } catch (e) {
+      return { badSelector: String(e && e.message || e) };
+    }
+    cond.css = !!el && (el.checkVisibility ? el.checkVisibility() : el.getClientRects().length > 0);
+  }
+  if (opts.text) {
+    const norm = (s) => s.replace(/\s+/g, ' ').trim();
+    const body = document.body;
+    cond.text = !!body && norm(body.innerText || '').includes(norm(opts.text));
+  }
+  if (opts.url) cond.url = location.href.includes(opts.url);
+  out.cond = cond;
+  out.now = performance.timeOrigin + performance.now();
+  return out;
+}

@@ -1,0 +1,423 @@
+package read
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/extract"
+)
+
+var (
+	//go:embed js/serialize.js
+	serializeJS string
+	//go:embed js/frameid.js
+	frameIDJS string
+)
+
+// SnapOptions tune Snapshot.
+type SnapOptions struct {
+	// KeepStyle keeps style attributes (results-page parsers match on them).
+	KeepStyle bool
+	// KeepAriaHidden keeps aria-hidden="true" subtrees, which are visible.
+	KeepAriaHidden bool
+	// NoFrames lists frames without reading their content.
+	NoFrames bool
+	// FrameTimeout bounds the reading of cross-origin frames (default 3 s).
+	FrameTimeout time.Duration
+	// MaxFrameDepth bounds how deep cross-origin frames nest (default 4).
+	MaxFrameDepth int
+}
+
+// Snapshot is the page as serialize.js read it.
+type Snapshot struct {
+	URL    string
+	Title  string
+	Origin string
+	HTML   string
+	Frames []extract.Frame
+	Nodes  int
+	// PageMs is the time the page-side pass took.
+	PageMs int64
+}
+
+// Input is the snapshot as internal/extract's input.
+func (s *Snapshot) Input() extract.Input {
+	return extract.Input{URL: s.URL, Title: s.Title, HTML: s.HTML, Frames: s.Frames}
+}
+
+type serialOpts struct {
+	Prefix         string `json:"prefix"`
+	KeepStyle      bool   `json:"keepStyle"`
+	KeepAriaHidden bool   `json:"keepAriaHidden"`
+	Frames         bool   `json:"frames"`
+}
+
+type rawFrame struct {
+	ID      string `json:"id"`
+	URL     string `json:"url"`
+	Origin  string `json:"origin"`
+	Title   string `json:"title"`
+	Name    string `json:"name"`
+	HTML    string `json:"html"`
+	Read    bool   `json:"read"`
+	Pending bool   `json:"pending"`
+	Error   string `json:"error"`
+}
+
+type rawDoc struct {
+	URL    string     `json:"url"`
+	Title  string     `json:"title"`
+	Origin string     `json:"origin"`
+	HTML   string     `json:"html"`
+	Frames []rawFrame `json:"frames"`
+	Nodes  int        `json:"nodes"`
+	Ms     int64      `json:"ms"`
+}
+
+// Take reads the rendered, visible DOM of the tab in one page-side pass
+// (open shadow roots flattened, same-origin frames through contentDocument),
+// then reads each cross-origin frame in its own context: an in-process one in
+// an isolated world of its frame, an out-of-process one (OOPIF) in the session
+// Target.setAutoAttach gives it. Nothing of that costs anything on a page
+// without cross-origin frames.
+func Take(ctx context.Context, p *cdp.Page, o SnapOptions) (*Snapshot, error) {
+	if o.FrameTimeout <= 0 {
+		o.FrameTimeout = 3 * time.Second
+	}
+	if o.MaxFrameDepth <= 0 {
+		o.MaxFrameDepth = 4
+	}
+	so := serialOpts{Prefix: "f", KeepStyle: o.KeepStyle, KeepAriaHidden: o.KeepAriaHidden, Frames: !o.NoFrames}
+	raw, err := p.CallJS(ctx, serializeJS, false, so)
+	if err != nil {
+		return nil, err
+	}
+	var doc rawDoc
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("reading the page: %w", err)
+	}
+	snap := &Snapshot{URL: doc.URL, Title: doc.Title, Origin: doc.Origin, HTML: doc.HTML, Nodes: doc.Nodes, PageMs: doc.Ms}
+	frames := doc.Frames
+	if !o.NoFrames && hasPending(frames) {
+		fctx, cancel := context.WithTimeout(ctx, o.FrameTimeout)
+		r := &frameReader{opts: o, frames: map[string]*rawFrame{}}
+		for i := range frames {
+			r.order = append(r.order, frames[i].ID)
+			r.frames[frames[i].ID] = &frames[i]
+		}
+		r.readSession(fctx, p, 0, 1)
+		cancel()
+		frames = r.list()
+	}
+	for _, f := range frames {
+		ef := extract.Frame{ID: f.ID, URL: f.URL, Origin: f.Origin, HTML: f.HTML, Read: f.Read, Error: f.Error}
+		if f.Pending && !f.Read && ef.Error == "" {
+			ef.Error = "cross-origin frame could not be reached"
+		}
+		snap.Frames = append(snap.Frames, ef)
+	}
+	return snap, nil
+}
+
+func hasPending(fs []rawFrame) bool {
+	for _, f := range fs {
+		if f.Pending && !f.Read {
+			return true
+		}
+	}
+	return false
+}
+
+// frameReader reads the cross-origin frames a serialisation left pending.
+type frameReader struct {
+	opts   SnapOptions
+	mu     sync.Mutex
+	frames map[string]*rawFrame
+	order  []string
+}
+
+func (r *frameReader) list() []rawFrame {
+	out := make([]rawFrame, 0, len(r.order))
+	for _, id := range r.order {
+		out = append(out, *r.frames[id])
+	}
+	return out
+}
+
+func (r *frameReader) pending(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f := r.frames[id]
+	return f != nil && f.Pending && !f.Read
+}
+
+// pendingHere counts the unread cross-origin frames not delegated to the
+// session of an out-of-process frame (ids under one of the delegated prefixes).
+func (r *frameReader) pendingHere(delegated []string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+next:
+	for _, f := range r.frames {
+		if !f.Pending || f.Read || f.Error != "" {
+			continue
+		}
+		for _, d := range delegated {
+			if f.ID == d || strings.HasPrefix(f.ID, d+".") {
+				continue next
+			}
+		}
+		n++
+	}
+	return n
+}
+
+// fill records a frame's content and inserts its own frames after it.
+func (r *frameReader) fill(id string, doc *rawDoc, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f := r.frames[id]
+	if f == nil {
+		return
+	}
+	if err != nil {
+		f.Error = err.Error()
+		return
+	}
+	f.Read, f.HTML, f.URL, f.Origin, f.Error = true, doc.HTML, doc.URL, doc.Origin, ""
+	at := 0
+	for i, x := range r.order {
+		if x == id {
+			at = i + 1
+		}
+	}
+	var ids []string
+	for i := range doc.Frames {
+		nf := doc.Frames[i]
+		r.frames[nf.ID] = &nf
+		ids = append(ids, nf.ID)
+	}
+	r.order = append(r.order[:at], append(ids, r.order[at:]...)...)
+}
+
+type frameTree struct {
+	Frame struct {
+		ID       string `json:"id"`
+		ParentID string `json:"parentId"`
+		URL      string `json:"url"`
+	} `json:"frame"`
+	ChildFrames []frameTree `json:"childFrames"`
+}
+
+type attached struct {
+	SessionID  string `json:"sessionId"`
+	TargetInfo struct {
+		TargetID      string `json:"targetId"`
+		Type          string `json:"type"`
+		URL           string `json:"url"`
+		ParentFrameID string `json:"parentFrameId"`
+	} `json:"targetInfo"`
+}
+
+// readSession reads the pending frames reachable from session s, whose main
+// frame's document was serialised in s's main world. Frames in s's process
+// (cross-origin but same-site, or any with site isolation off) are read in
+// isolated worlds; out-of-process frames are attached and read in their own
+// session, recursively.
+func (r *frameReader) readSession(ctx context.Context, s *cdp.Page, _ int, depth int) {
+	if depth > r.opts.MaxFrameDepth {
+		return
+	}
+	events, stop := s.Events("Target.attachedToTarget")
+	defer stop()
+	autoErr := make(chan error, 1)
+	go func() {
+		autoErr <- s.Call(ctx, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}, nil)
+	}()
+
+	// walked maps a frame id to the world that serialised its document (0: the
+	// main world).
+	walked := map[string]int64{}
+	var tree struct {
+		FrameTree frameTree `json:"frameTree"`
+	}
+	if err := s.Call(ctx, "Page.getFrameTree", nil, &tree); err == nil {
+		walked[tree.FrameTree.Frame.ID] = 0
+		queue := append([]frameTree(nil), tree.FrameTree.ChildFrames...)
+		for len(queue) > 0 {
+			ft := queue[0]
+			queue = queue[1:]
+			world, ok := walked[ft.Frame.ParentID]
+			if !ok {
+				continue // its owner's document was not read
+			}
+			id := ownerID(ctx, s, ft.Frame.ID, world)
+			if id == "" {
+				continue
+			}
+			if r.pending(id) {
+				w, doc, err := readInWorld(ctx, s, ft.Frame.ID, id, r.opts)
+				r.fill(id, doc, err)
+				if err != nil {
+					continue
+				}
+				walked[ft.Frame.ID] = w
+			} else {
+				walked[ft.Frame.ID] = world
+			}
+			queue = append(queue, ft.ChildFrames...)
+		}
+	}
+	if err := <-autoErr; err != nil {
+		return
+	}
+	// Stop attaching when done (this also detaches the frames attached here), so
+	// a later read on the same connection is told about them again.
+	defer s.Call(context.WithoutCancel(ctx), "Target.setAutoAttach", map[string]any{"autoAttach": false, "waitForDebuggerOnStart": false, "flatten": true}, nil)
+	// Out-of-process frames: one attachedToTarget event each, sent as the
+	// auto-attach starts. Wait for as many as frames are still pending here.
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	grace := time.NewTimer(250 * time.Millisecond)
+	defer grace.Stop()
+	var delegated []string
+	for r.pendingHere(delegated) > 0 {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			var a attached
+			if json.Unmarshal(ev.Params, &a) != nil || a.TargetInfo.Type != "iframe" {
+				continue
+			}
+			world, ok := walked[a.TargetInfo.ParentFrameID]
+			if !ok {
+				world = 0
+			}
+			id := ownerID(ctx, s, a.TargetInfo.TargetID, world)
+			if id == "" || !r.pending(id) {
+				continue
+			}
+			child := s.Child(a.SessionID, a.TargetInfo.TargetID)
+			delegated = append(delegated, id)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				doc, err := readMain(ctx, child, id, r.opts)
+				r.fill(id, doc, err)
+				if err == nil && hasPending(doc.Frames) {
+					r.readSession(ctx, child, 0, depth+1)
+				}
+			}()
+		case <-grace.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// ownerID is the id serialize.js gave the element owning frame frameID, looked
+// up in the world that serialised the owner's document ("" when unknown).
+func ownerID(ctx context.Context, s *cdp.Page, frameID string, world int64) string {
+	var owner struct {
+		BackendNodeID int64 `json:"backendNodeId"`
+	}
+	if err := s.Call(ctx, "DOM.getFrameOwner", map[string]any{"frameId": frameID}, &owner); err != nil || owner.BackendNodeID == 0 {
+		return ""
+	}
+	params := map[string]any{"backendNodeId": owner.BackendNodeID, "objectGroup": "dtb-read"}
+	if world != 0 {
+		params["executionContextId"] = world
+	}
+	var node struct {
+		Object struct {
+			ObjectID string `json:"objectId"`
+		} `json:"object"`
+	}
+	if err := s.Call(ctx, "DOM.resolveNode", params, &node); err != nil || node.Object.ObjectID == "" {
+		return ""
+	}
+	defer s.Call(context.WithoutCancel(ctx), "Runtime.releaseObject", map[string]any{"objectId": node.Object.ObjectID}, nil)
+	var res struct {
+		Result struct {
+			Value json.RawMessage `json:"value"`
+		} `json:"result"`
+	}
+	if err := s.Call(ctx, "Runtime.callFunctionOn", map[string]any{
+		"functionDeclaration": strings.TrimSpace(frameIDJS),
+		"objectId":            node.Object.ObjectID,
+		"returnByValue":       true,
+	}, &res); err != nil {
+		return ""
+	}
+	var id string
+	if json.Unmarshal(res.Result.Value, &id) != nil {
+		return ""
+	}
+	return id
+}
+
+// readMain serialises the main world of a session (an OOPIF's document).
+func readMain(ctx context.Context, s *cdp.Page, id string, o SnapOptions) (*rawDoc, error) {
+	so := serialOpts{Prefix: id + ".", KeepStyle: o.KeepStyle, KeepAriaHidden: o.KeepAriaHidden, Frames: true}
+	raw, err := s.CallJS(ctx, serializeJS, false, so)
+	if err != nil {
+		return nil, err
+	}
+	var doc rawDoc
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, err
+	}
+	return &doc, nil
+}
+
+// readInWorld serialises an in-process frame's document in an isolated world of
+// that frame and returns the world's execution context.
+func readInWorld(ctx context.Context, s *cdp.Page, frameID, id string, o SnapOptions) (int64, *rawDoc, error) {
+	var w struct {
+		ExecutionContextID int64 `json:"executionContextId"`
+	}
+	if err := s.Call(ctx, "Page.createIsolatedWorld", map[string]any{"frameId": frameID, "worldName": "dtb-read"}, &w); err != nil {
+		return 0, nil, err
+	}
+	so := serialOpts{Prefix: id + ".", KeepStyle: o.KeepStyle, KeepAriaHidden: o.KeepAriaHidden, Frames: true}
+	var res struct {
+		Result struct {
+			Value json.RawMessage `json:"value"`
+		} `json:"result"`
+		ExceptionDetails *struct {
+			Text      string `json:"text"`
+			Exception *struct {
+				Description string `json:"description"`
+			} `json:"exception"`
+		} `json:"exceptionDetails"`
+	}
+	if err := s.Call(ctx, "Runtime.callFunctionOn", map[string]any{
+		"functionDeclaration": strings.TrimSpace(serializeJS),
+		"executionContextId":  w.ExecutionContextID,
+		"arguments":           []any{map[string]any{"value": so}},
+		"returnByValue":       true,
+	}, &res); err != nil {
+		return 0, nil, err
+	}
+	if d := res.ExceptionDetails; d != nil {
+		msg := d.Text
+		if d.Exception != nil && d.Exception.Description != "" {
+			msg = d.Exception.Description
+		}
+		return 0, nil, fmt.Errorf("reading the frame: %s", msg)
+	}
+	var doc rawDoc
+	if err := json.Unmarshal(res.Result.Value, &doc); err != nil {
+		return 0, nil, err
+	}
+	return w.ExecutionContextID, &doc, nil
+}
