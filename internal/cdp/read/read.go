@@ -31,7 +31,7 @@ type Options struct {
 // the tab and timings.
 type Result struct {
 	*extract.Result
-	Readiness *Readiness `json:"readiness"`
+	Readiness *Readiness  `json:"readiness"`
 	Tab       *cdp.TabRef `json:"tab,omitempty"`
 	Timing    Timing      `json:"timing"`
 }
