@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -131,19 +132,30 @@ func tabName(id, alias string) string {
 // plainNewTab creates an owned tab (in a fresh incognito context when asked),
 // makes it current and connects to it.
 func (s *Session) plainNewTab(ctx context.Context, incognito bool) (*Page, error) {
-	b, err := s.Browser(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var bctx string
-	if incognito {
-		if bctx, err = s.newContext(ctx); err != nil {
-			return nil, err
+	var t *TargetInfo
+	b := s.fastBrowser()
+	if b != nil && b.Endpoint != "" && !incognito {
+		// Hot path: the remembered browser's discovery endpoint, no check first;
+		// any failure falls back to the checked path below.
+		var ti TargetInfo
+		if err := httpJSON(ctx, http.MethodPut, b.Endpoint, "/json/new?about:blank", s.cfg.Headers, &ti); err == nil && ti.ID != "" {
+			t = &ti
 		}
 	}
-	t, err := s.NewTab(ctx, NewTabOptions{BrowserContext: bctx})
-	if err != nil {
-		return nil, err
+	var bctx string
+	if t == nil {
+		var err error
+		if b, err = s.Browser(ctx); err != nil {
+			return nil, err
+		}
+		if incognito {
+			if bctx, err = s.newContext(ctx); err != nil {
+				return nil, err
+			}
+		}
+		if t, err = s.NewTab(ctx, NewTabOptions{BrowserContext: bctx}); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.Update(ctx, func(st *State) error {
 		st.Own(t.ID, "", bctx, time.Now().UTC())

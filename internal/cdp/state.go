@@ -1,6 +1,7 @@
 package cdp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -256,7 +257,9 @@ func (st *store) load() (*State, error) {
 }
 
 // save writes the state atomically: a temp file in the same directory, mode
-// 0600, synced, renamed over the session file. Callers hold the lock.
+// 0600, renamed over the session file (readers see the old or the new file,
+// never a part). It is not fsynced: the session is disposable state, and a
+// corrupt file is replaced on load. Callers hold the lock.
 func (st *store) save(s *State) error {
 	dir := filepath.Dir(st.path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -283,9 +286,6 @@ func (st *store) save(s *State) error {
 		return fail(err)
 	}
 	if _, err := f.Write(append(b, '\n')); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
 		return fail(err)
 	}
 	if err := f.Close(); err != nil {
@@ -327,15 +327,16 @@ func (st *store) update(ctx context.Context, fn func(*State) error) (*State, err
 		if err != nil {
 			return err
 		}
+		before, _ := json.Marshal(s)
 		s.Sweep(time.Now())
 		if err := fn(s); err != nil {
 			return err
 		}
-		if err := st.save(s); err != nil {
-			return err
-		}
 		out = s
-		return nil
+		if after, _ := json.Marshal(s); bytes.Equal(before, after) {
+			return nil // nothing changed: no write
+		}
+		return st.save(s)
 	})
 	return out, err
 }
