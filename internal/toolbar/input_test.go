@@ -380,6 +380,19 @@ func TestWaitFor(t *testing.T) {
 			t.Fatalf("got %v (%v)", err, e)
 		}
 	})
+	t.Run("the request cut by the deadline does not hide the last real error", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		f := &fakeTransport{steps: []func() (json.RawMessage, error){
+			fail("no-page-connected"),
+			func() (json.RawMessage, error) { <-ctx.Done(); return nil, output.Errorf("timeout", "cut") },
+		}}
+		_, err := WaitFor(ctx, f, pred, nil, time.Millisecond)
+		var e *output.Error
+		if !errors.As(err, &e) || e.Reason != "timeout" || e.Details["lastReason"] != "no-page-connected" {
+			t.Fatalf("got %v (%v)", err, e)
+		}
+	})
 	t.Run("a cancelled wait is interrupted, not a timeout", func(t *testing.T) {
 		f := &fakeTransport{steps: []func() (json.RawMessage, error){state(false)}}
 		ctx, cancel := context.WithCancel(context.Background())

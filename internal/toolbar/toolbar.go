@@ -103,7 +103,9 @@ func WaitFor(ctx context.Context, t Transport, pred *gojq.Code, args map[string]
 			if !retryable(err) {
 				return nil, err
 			}
-			lastErr = err
+			if ctx.Err() == nil { // a request cut short by the deadline tells nothing new
+				lastErr = err
+			}
 		}
 		select {
 		case <-ctx.Done():
