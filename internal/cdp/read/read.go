@@ -83,12 +83,21 @@ func Read(ctx context.Context, p *cdp.Page, o Options, warn func(reason, message
 	res.Timing.PageMs = snap.PageMs
 	res.Timing.ReadMs = time.Since(readStart).Milliseconds()
 	exStart := time.Now()
-	er, err := extract.Extract(snap.Input(), extract.Options{Include: o.Include, MaxChars: o.MaxChars})
+	var inc map[string]bool
+	if o.Include != nil {
+		inc = map[string]bool{}
+		for k, v := range o.Include {
+			if !alwaysThere[k] {
+				inc[k] = v
+			}
+		}
+	}
+	er, err := extract.Extract(snap.Input(), extract.Options{Include: inc, MaxChars: o.MaxChars})
 	if err != nil {
 		return nil, output.Usage("%v", err)
 	}
 	res.Timing.ExtractMs = time.Since(exStart).Milliseconds()
-	er.Warnings = append(warnings, er.Warnings...)
+	er.Warnings = append(append([]string{}, warnings...), er.Warnings...)
 	if warn != nil {
 		for _, w := range er.Warnings {
 			if strings.Contains(w, "truncated to") {
@@ -107,16 +116,20 @@ func needsFrameContent(include map[string]bool) bool {
 		return true
 	}
 	for k, v := range include {
-		if v && k != extract.FieldFrames {
+		if v && k != extract.FieldFrames && !alwaysThere[k] {
 			return true
 		}
 	}
 	return false
 }
 
+// alwaysThere are the result keys printed whatever --include says; naming them
+// in --include is accepted.
+var alwaysThere = map[string]bool{"title": true, "url": true, "warnings": true, "readiness": true, "tab": true, "timing": true, "status": true}
+
 func checkInclude(include map[string]bool) error {
 	for k := range include {
-		known := false
+		known := alwaysThere[k]
 		for _, f := range extract.Fields {
 			known = known || f == k
 		}

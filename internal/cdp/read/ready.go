@@ -47,15 +47,18 @@ func (c Conditions) Any() bool { return c.CSS != "" || c.Text != "" || c.URL != 
 // ReadyOptions tune WaitReady. Zero values mean the defaults.
 type ReadyOptions struct {
 	Conditions
-	Quiet   time.Duration // how long the DOM must stay unchanged
+	Quiet   time.Duration // how long the DOM must stay unchanged (negative: not at all)
 	Timeout time.Duration // the readiness window
 	Stretch time.Duration // how far the window stretches while the page still loads
 	Probe   time.Duration // how long an untracked document is watched
 }
 
 func (o ReadyOptions) withDefaults() ReadyOptions {
-	if o.Quiet <= 0 {
+	switch {
+	case o.Quiet == 0:
 		o.Quiet = DefaultQuiet
+	case o.Quiet < 0:
+		o.Quiet = 0 // no quiet period: loaded and conditions met is enough
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
