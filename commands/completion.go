@@ -38,12 +38,29 @@ Examples:
 				if err != nil {
 					return nil, output.Wrap("failed", err, "cannot generate the fish completion")
 				}
-				return output.Text(strings.TrimRight(s, "\n") + "\n"), nil
+				return output.Text(dedupLines(s)), nil
 			default:
 				return nil, output.Usage("dtb completion: unknown shell %q; use bash, zsh or fish", shell).With("shell", shell)
 			}
 		}),
 	})
+}
+
+// dedupLines drops repeated "complete" lines: urfave lists --help and --version
+// once from the app's flags and once more on its own once the app is set up.
+func dedupLines(s string) string {
+	seen := map[string]bool{}
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		if strings.HasPrefix(line, "complete ") {
+			if seen[line] {
+				continue
+			}
+			seen[line] = true
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
 }
 
 // bashCompletion asks dtb for candidates like urfave/cli v2's bash_autocomplete,
