@@ -133,9 +133,10 @@
         return;
       }
       var v = input.value;
-      if (typeof v !== f.type) {
+      if (typeof v !== f.type || (f.type === "number" && !isFinite(v))) {
         var shown;
-        try { shown = JSON.stringify(v); } catch (e) { shown = String(v); }
+        try { shown = typeof v === "number" ? String(v) : JSON.stringify(v); } catch (e) { shown = String(v); }
+        if (shown === undefined) shown = String(v);
         throw new TypeError(JSON.stringify(f.key) + " is a " + f.type + " flag; " + shown + " is not a valid " + f.type + " value.");
       }
       overrides.delete(f.key);
