@@ -211,7 +211,7 @@ var reasonMeaning = map[string]string{
 	"not-owned":         "the tab, window or browser is not dtb's own; dtb does not close what it did not open",
 	"protocol-mismatch": "the page speaks another agent-bridge protocol version (relay 400)",
 	"refused":           "the server refused the request without the relay's JSON (e.g. Vite's 403 \"Blocked request. This host … is not allowed\")",
-	"session-conflict":  "the session is in use in a way that conflicts with the request",
+	"session-conflict":  "the session already has a browser of its own: stop it (dtb browser stop) or use another --session",
 	// 7
 	"ambiguous-instance":  "several toolbar instances on the page: pick one with --instance",
 	"ambiguous-match":     "the locator matches several elements",
