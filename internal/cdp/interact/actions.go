@@ -1,0 +1,548 @@
+package interact
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dtb-cli/dtb/internal/output"
+)
+
+// InputMode is how clicks and typing reach the page.
+type InputMode string
+
+const (
+	// InputCDP sends real input events through the protocol (the default).
+	InputCDP InputMode = "cdp"
+	// InputDOM dispatches synthetic DOM events from the page (--input-mode dom).
+	InputDOM InputMode = "dom"
+)
+
+// ParseInputMode validates --input-mode.
+func ParseInputMode(s string) (InputMode, error) {
+	switch InputMode(strings.ToLower(s)) {
+	case "", InputCDP:
+		return InputCDP, nil
+	case InputDOM:
+		return InputDOM, nil
+	}
+	return "", output.Usage("--input-mode must be cdp or dom, not %q", s)
+}
+
+// Settle says how long to watch the page after an action.
+type Settle struct {
+	// Quiet is how long the DOM must stay unchanged (0: do not wait).
+	Quiet time.Duration
+	// Cap bounds the whole wait; reaching it is reported, never a failure.
+	Cap time.Duration
+}
+
+// DefaultSettle is 50 ms of DOM quiet within at most 1 s.
+var DefaultSettle = Settle{Quiet: 50 * time.Millisecond, Cap: time.Second}
+
+// After is what happened after an action.
+type After struct {
+	// Navigated: a navigation of the main frame started.
+	Navigated bool `json:"navigated"`
+	// Committed: it committed (the new document replaced the old one).
+	Committed bool `json:"committed,omitempty"`
+	// SameDocument: the URL changed without a new document (history API).
+	SameDocument bool   `json:"sameDocument,omitempty"`
+	URL          string `json:"url"`
+	// QuietMs: how long after the action the DOM went quiet; Quiet is false
+	// when it was still changing at the cap.
+	QuietMs int  `json:"quietMs"`
+	Quiet   bool `json:"quiet"`
+	// Ms: the whole action, locate to settled.
+	Ms int64 `json:"ms"`
+}
+
+// Result is what every action prints: the element it acted on and what
+// happened after, plus the action's own facts.
+type Result struct {
+	Action  string         `json:"action"`
+	Element *Element       `json:"element,omitempty"`
+	Facts   map[string]any `json:"-"`
+	After   *After         `json:"after,omitempty"`
+}
+
+// MarshalJSON puts the facts beside action, element and after.
+func (r Result) MarshalJSON() ([]byte, error) {
+	m := map[string]any{"action": r.Action}
+	if r.Element != nil {
+		m["element"] = r.Element
+	}
+	if r.After != nil {
+		m["after"] = r.After
+	}
+	for k, v := range r.Facts {
+		m[k] = v
+	}
+	return json.Marshal(m)
+}
+
+func (r *Result) set(k string, v any) {
+	if r.Facts == nil {
+		r.Facts = map[string]any{}
+	}
+	r.Facts[k] = v
+}
+
+// ClickOptions configure Click and Hover.
+type ClickOptions struct {
+	Button    string // left (default), right, middle
+	Count     int    // 2 for a double click
+	Modifiers int    // ModAlt|ModCtrl|ModMeta|ModShift
+	Force     bool   // skip the covered check
+	Mode      InputMode
+	Settle    Settle
+}
+
+var buttons = map[string]struct {
+	index, mask int
+}{"left": {0, 1}, "right": {2, 2}, "middle": {1, 4}}
+
+// Click scrolls the element into view and clicks its visible centre with real
+// mouse events (after checking nothing covers it), or with synthetic DOM
+// events in InputDOM mode.
+func (p *Page) Click(ctx context.Context, loc Locator, o ClickOptions) (*Result, error) {
+	return p.mouseAction(ctx, "click", loc, o)
+}
+
+// Hover moves the mouse over the element's visible centre.
+func (p *Page) Hover(ctx context.Context, loc Locator, o ClickOptions) (*Result, error) {
+	return p.mouseAction(ctx, "hover", loc, o)
+}
+
+func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o ClickOptions) (*Result, error) {
+	start := time.Now()
+	if o.Button == "" {
+		o.Button = "left"
+	}
+	b, ok := buttons[o.Button]
+	if !ok {
+		return nil, output.Usage("--button must be left, right or middle, not %q", o.Button)
+	}
+	if o.Mode == "" {
+		o.Mode = InputCDP
+	}
+	if o.Count <= 0 {
+		o.Count = 1
+	}
+	if o.Count > 3 {
+		return nil, output.Usage("--count is 1, 2 (double click) or 3")
+	}
+	w := p.watch(ctx)
+	defer w.stop()
+	var a action
+	if o.Mode == InputDOM {
+		a = action{"kind": "domclick", "count": o.Count, "buttonIndex": b.index, "modifiers": o.Modifiers, "hover": kind == "hover"}
+	} else {
+		a = action{"kind": "point", "force": o.Force, "click": kind == "click"}
+	}
+	out, err := p.act(ctx, loc, needVisible, a)
+	if err != nil {
+		return nil, err
+	}
+	var pt struct{ X, Y float64 }
+	json.Unmarshal(out.act, &pt)
+	res := &Result{Action: kind, Element: out.Element}
+	res.set("point", []int{round(pt.X), round(pt.Y)})
+	res.set("input", string(o.Mode))
+	if o.Mode != InputDOM {
+		if err := w.ready(ctx); err != nil {
+			return nil, err
+		}
+		if err := p.mouse(ctx, "mouseMoved", pt.X, pt.Y, "none", 0, 0, o.Modifiers); err != nil {
+			return nil, err
+		}
+		if kind == "click" {
+			for i := 1; i <= o.Count; i++ {
+				if err := p.mouse(ctx, "mousePressed", pt.X, pt.Y, o.Button, b.mask, i, o.Modifiers); err != nil {
+					return nil, err
+				}
+				if err := p.mouse(ctx, "mouseReleased", pt.X, pt.Y, o.Button, 0, i, o.Modifiers); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if kind == "click" {
+		if o.Button != "left" {
+			res.set("button", o.Button)
+		}
+		if o.Count > 1 {
+			res.set("count", o.Count)
+		}
+	}
+	res.After = w.settle(ctx, o.Settle, start)
+	return res, nil
+}
+
+func (p *Page) mouse(ctx context.Context, typ string, x, y float64, button string, buttonsMask, count, mods int) error {
+	params := map[string]any{"type": typ, "x": x, "y": y, "modifiers": mods, "button": button, "buttons": buttonsMask}
+	if count > 0 {
+		params["clickCount"] = count
+	}
+	if err := p.tab.CallSession(ctx, "", "Input.dispatchMouseEvent", params, nil); err != nil {
+		return wrapCDP(ctx, err)
+	}
+	return nil
+}
+
+// TypeOptions configure Type.
+type TypeOptions struct {
+	Keys   bool // real key events per character instead of Input.insertText
+	Clear  bool // replace the current content
+	Submit bool // press Enter afterwards
+	Mode   InputMode
+	Settle Settle
+}
+
+// Type focuses the element (or, with an empty locator, keeps the focused one)
+// and inserts text through the protocol.
+func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions) (*Result, error) {
+	start := time.Now()
+	if o.Mode == "" {
+		o.Mode = InputCDP
+	}
+	w := p.watch(ctx)
+	defer w.stop()
+	res := &Result{Action: "type"}
+	if o.Mode == InputDOM {
+		if loc.Empty() {
+			return nil, output.Usage("--input-mode dom needs a locator")
+		}
+		out, err := p.act(ctx, loc, needVisible, action{"kind": "domtype", "text": text, "clear": o.Clear})
+		if err != nil {
+			return nil, err
+		}
+		if err := actError(out, "type into"); err != nil {
+			return nil, err
+		}
+		res.Element = out.Element
+	} else {
+		var out *outcome
+		var err error
+		a := action{"kind": "focus", "clear": o.Clear}
+		if loc.Empty() {
+			out, err = p.onFocused(ctx, a)
+		} else {
+			out, err = p.act(ctx, loc, needVisible, a)
+		}
+		if err != nil {
+			return nil, err
+		}
+		var f struct {
+			Focused  bool `json:"focused"`
+			HadText  bool `json:"hadText"`
+			Editable bool `json:"editable"`
+		}
+		json.Unmarshal(out.act, &f)
+		res.Element = out.Element
+		if !f.Focused {
+			return nil, output.Errorf("not-interactable", "%s did not take the focus", describeEl(out.Element)).With("element", out.Element)
+		}
+		if err := w.ready(ctx); err != nil {
+			return nil, err
+		}
+		if o.Clear && f.HadText && text == "" {
+			if err := p.press(ctx, Chord{Key: keyEvent("Backspace")}); err != nil {
+				return nil, err
+			}
+		}
+		if text != "" {
+			if o.Keys {
+				err = p.typeKeys(ctx, text)
+			} else {
+				err = wrapCDP(ctx, p.tab.CallSession(ctx, "", "Input.insertText", map[string]any{"text": text}, nil))
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	res.set("chars", len([]rune(text)))
+	if o.Keys {
+		res.set("keys", true)
+	}
+	res.set("input", string(o.Mode))
+	if o.Submit {
+		if err := w.ready(ctx); err != nil {
+			return nil, err
+		}
+		if err := p.press(ctx, Chord{Key: keyEvent("Enter")}); err != nil {
+			return nil, err
+		}
+		res.set("submitted", true)
+	}
+	res.After = w.settle(ctx, o.Settle, start)
+	if v, ok := w.active["value"]; ok && res.Element != nil && !o.Submit {
+		res.Element.States = map[string]any{"value": v}
+	}
+	return res, nil
+}
+
+func keyEvent(name string) KeyEvent {
+	d := keyDefs[name]
+	return KeyEvent{Key: d.key, Code: d.code, KeyCode: d.keyCode, Text: d.text, Location: d.location, Modifier: d.isModifier}
+}
+
+// onFocused runs a page-side action on the focused element of the tab.
+func (p *Page) onFocused(ctx context.Context, a action) (*outcome, error) {
+	for attempt := 0; ; attempt++ {
+		top, err := p.topFrame(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var res locateRes
+		err = p.callValue(ctx, top, "", map[string]any{"op": "active", "act": a}, &res)
+		if err != nil && isGone(err) && attempt < 20 {
+			p.top = nil
+			sleep(ctx, 25*time.Millisecond)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if res.N == 0 {
+			return nil, output.Errorf("no-match", "nothing has the focus; give a locator (a CSS selector, @ref, --label …)")
+		}
+		return &outcome{Element: p.element(res.Target, top), frame: top, act: res.Act, url: res.URL, token: res.Token}, nil
+	}
+}
+
+// Press sends a key or combination to the focused element, or to the located
+// element after focusing it.
+func (p *Page) Press(ctx context.Context, loc Locator, key string, settle Settle) (*Result, error) {
+	start := time.Now()
+	c, err := ParseKey(key)
+	if err != nil {
+		return nil, err
+	}
+	w := p.watch(ctx)
+	defer w.stop()
+	res := &Result{Action: "press"}
+	var out *outcome
+	if loc.Empty() {
+		out, err = p.onFocused(ctx, action{"kind": "none"})
+		if err != nil && !isReason(err, "no-match") {
+			return nil, err
+		}
+	} else {
+		out, err = p.act(ctx, loc, needVisible, action{"kind": "focus"})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if out != nil {
+		res.Element = out.Element
+	}
+	if err := w.ready(ctx); err != nil {
+		return nil, err
+	}
+	if err := p.press(ctx, c); err != nil {
+		return nil, err
+	}
+	res.set("key", c.String())
+	if m := c.Modifiers(); m != 0 {
+		res.set("modifiers", m)
+	}
+	res.After = w.settle(ctx, settle, start)
+	return res, nil
+}
+
+func isReason(err error, reason string) bool {
+	oe, ok := err.(*output.Error)
+	return ok && oe.Reason == reason
+}
+
+// actError maps a page-side action's {error} answer.
+func actError(out *outcome, what string) error {
+	var r struct {
+		Error   string   `json:"error"`
+		Missing []string `json:"missing"`
+		Options []struct {
+			Value string `json:"value"`
+			Label string `json:"label"`
+		} `json:"options"`
+		Tag   string `json:"tag"`
+		Role  string `json:"role"`
+		Value string `json:"value"`
+	}
+	json.Unmarshal(out.act, &r)
+	el := describeEl(out.Element)
+	switch r.Error {
+	case "":
+		return nil
+	case "not-editable":
+		return output.Errorf("not-interactable", "cannot %s %s: it is not editable", what, el).With("element", out.Element)
+	case "not-a-select":
+		return output.Errorf("not-interactable", "%s is not a <select> (for a custom dropdown, click it and then the option)", el).With("element", out.Element)
+	case "single-select":
+		return output.Usage("%s takes one value (it is not a multiple select)", el)
+	case "no-option":
+		return output.Errorf("no-match", "%s has no option %s", el, strings.Join(quoteAll(r.Missing), ", ")).With("element", out.Element).With("options", r.Options)
+	case "option-disabled":
+		return output.Errorf("not-interactable", "option %q of %s is disabled", r.Value, el).With("element", out.Element)
+	case "not-checkable":
+		return output.Errorf("not-interactable", "%s is not a checkbox, radio or switch", el).With("element", out.Element)
+	case "radio-uncheck":
+		return output.Errorf("not-interactable", "%s is a checked radio button: check another one of its group instead", el).With("element", out.Element)
+	case "disabled":
+		return output.Errorf("not-interactable", "%s is disabled", el).With("element", out.Element)
+	}
+	return output.Errorf("not-interactable", "cannot %s %s: %s", what, el, r.Error).With("element", out.Element)
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}
+
+// Select sets the selection of a <select> by value (or by visible label) and
+// dispatches input and change.
+func (p *Page) Select(ctx context.Context, loc Locator, values []string, byLabel bool, settle Settle) (*Result, error) {
+	start := time.Now()
+	if len(values) == 0 {
+		return nil, output.Usage("select wants one or more values")
+	}
+	w := p.watch(ctx)
+	defer w.stop()
+	out, err := p.act(ctx, loc, needAny, action{"kind": "select", "values": values, "byLabel": byLabel})
+	if err != nil {
+		return nil, err
+	}
+	if err := actError(out, "select in"); err != nil {
+		return nil, err
+	}
+	var r struct {
+		Changed  bool            `json:"changed"`
+		Selected json.RawMessage `json:"selected"`
+	}
+	json.Unmarshal(out.act, &r)
+	res := &Result{Action: "select", Element: out.Element}
+	res.set("selected", r.Selected)
+	res.set("changed", r.Changed)
+	res.After = w.settle(ctx, settle, start)
+	return res, nil
+}
+
+// Check sets a checkbox, radio button or switch (native or ARIA) to want; it
+// is idempotent and reports the final state.
+func (p *Page) Check(ctx context.Context, loc Locator, want bool, settle Settle) (*Result, error) {
+	start := time.Now()
+	w := p.watch(ctx)
+	defer w.stop()
+	out, err := p.act(ctx, loc, needAny, action{"kind": "check", "want": want})
+	if err != nil {
+		return nil, err
+	}
+	if err := actError(out, "check"); err != nil {
+		return nil, err
+	}
+	var r struct {
+		Checked any    `json:"checked"`
+		Changed bool   `json:"changed"`
+		OK      *bool  `json:"ok"`
+		Kind    string `json:"kind"`
+	}
+	json.Unmarshal(out.act, &r)
+	name := "check"
+	if !want {
+		name = "uncheck"
+	}
+	res := &Result{Action: name, Element: out.Element}
+	if out.Element != nil {
+		delete(out.Element.States, "checked")
+	}
+	res.set("checked", r.Checked)
+	res.set("changed", r.Changed)
+	if r.OK != nil && !*r.OK {
+		return nil, output.Errorf("not-interactable", "clicking %s did not make it %sed (it is %v)", describeEl(out.Element), name, r.Checked).With("element", out.Element).With("checked", r.Checked)
+	}
+	res.After = w.settle(ctx, settle, start)
+	return res, nil
+}
+
+// ScrollOptions configure Scroll: by DX/DY pixels, or To "top", "bottom",
+// "left" or "right"; with a locator and neither, the element is scrolled into
+// view; with a locator and either, the element is the scroll container.
+type ScrollOptions struct {
+	DX, DY *float64
+	To     string
+	Settle Settle
+}
+
+// Scroll scrolls the page, a container, or an element into view, and reports
+// the final scroll position.
+func (p *Page) Scroll(ctx context.Context, loc Locator, o ScrollOptions) (*Result, error) {
+	start := time.Now()
+	switch o.To {
+	case "", "top", "bottom", "left", "right":
+	default:
+		return nil, output.Usage("--to must be top, bottom, left or right, not %q", o.To)
+	}
+	if loc.Empty() && o.DX == nil && o.DY == nil && o.To == "" {
+		return nil, output.Usage("scroll wants a locator (scroll it into view), --dx/--dy, or --to top|bottom")
+	}
+	w := p.watch(ctx)
+	defer w.stop()
+	a := action{"kind": "scroll", "to": o.To}
+	if o.DX != nil {
+		a["dx"] = *o.DX
+	}
+	if o.DY != nil {
+		a["dy"] = *o.DY
+	}
+	var out *outcome
+	var err error
+	if loc.Empty() {
+		out, err = p.onPage(ctx, a)
+	} else {
+		out, err = p.act(ctx, loc, needAny, a)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		Page      json.RawMessage `json:"page"`
+		Container json.RawMessage `json:"container"`
+	}
+	json.Unmarshal(out.act, &r)
+	res := &Result{Action: "scroll", Element: out.Element}
+	if len(r.Page) > 0 {
+		res.set("page", r.Page)
+	}
+	if len(r.Container) > 0 {
+		res.set("container", r.Container)
+	}
+	res.After = w.settle(ctx, o.Settle, start)
+	return res, nil
+}
+
+// onPage runs a page-side action with no element (page scrolling).
+func (p *Page) onPage(ctx context.Context, a action) (*outcome, error) {
+	for attempt := 0; ; attempt++ {
+		top, err := p.topFrame(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var res locateRes
+		err = p.callValue(ctx, top, "", map[string]any{"op": "page", "act": a}, &res)
+		if err != nil && isGone(err) && attempt < 20 {
+			p.top = nil
+			sleep(ctx, 25*time.Millisecond)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &outcome{frame: top, act: res.Act, url: res.URL, token: res.Token}, nil
+	}
+}

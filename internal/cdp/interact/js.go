@@ -1,0 +1,30 @@
+package interact
+
+import (
+	"embed"
+	"strings"
+)
+
+//go:embed js/*.js
+var jsFiles embed.FS
+
+// libJS is the page-side library: the files of js/ joined, in a fixed order,
+// into the body of one function `function (req) { … }`, which Go calls with
+// Runtime.callFunctionOn and req as a JSON argument. Only these constant files
+// make up the code; page and user text travel as arguments.
+var libJS = buildLib("core.js", "locate.js", "actions.js", "inspect.js", "wait.js", "main.js")
+
+func buildLib(names ...string) string {
+	var b strings.Builder
+	b.WriteString("function (req) {\n'use strict';\n")
+	for _, n := range names {
+		src, err := jsFiles.ReadFile("js/" + n)
+		if err != nil {
+			panic("interact: missing embedded " + n)
+		}
+		b.Write(src)
+		b.WriteString("\n")
+	}
+	b.WriteString("}\n")
+	return b.String()
+}

@@ -1,0 +1,116 @@
+// main.js: the entry point. req.op names what to do; the result is a plain
+// object returned by value, or (ops "element" and "frames") elements.
+
+function pickOf(found, pick) {
+  if (pick != null && pick >= 0) return pick < found.matches.length ? pick : -1;
+  return found.matches.length === 1 ? 0 : -1;
+}
+
+function candidates(found, max) {
+  return found.matches.slice(0, max).map(m => describe(m.el, false));
+}
+
+function scopeOf(req) {
+  if (!req.scope) return null;
+  const f = locateAll(req.scope, 'any', null);
+  if (f.matches.length !== 1) return { error: f.matches.length ? 'ambiguous-scope' : 'no-scope', n: f.matches.length };
+  return f.matches[0].el;
+}
+
+function dispatch(req) {
+  switch (req.op) {
+    case 'locate': {
+      // Find; act only when the pick is certain: one match (or --nth) and no
+      // frame in scope whose matches Go has not counted yet (req.final).
+      const found = locateAll(req.loc, req.need, null);
+      const res = { n: found.matches.length, url: TOP_DOC.location ? TOP_DOC.location.href : '', token: docToken(TOP_DOC) };
+      if (found.hidden) res.hidden = found.hidden;
+      if (found.frames.length) {
+        res.frames = found.frames.map(f => contentBox(f.el).map(Math.round));
+        res.slots = frameSlots(found);
+      }
+      if (res.n > 1 || req.cands) res.cands = candidates(found, req.cands || 5);
+      const i = pickOf(found, req.pick);
+      if (req.act && i >= 0 && (!found.frames.length || req.final)) {
+        const m = found.matches[i];
+        if (m.point && req.act.kind === 'point') res.act = { x: m.point.x, y: m.point.y };
+        else res.act = runAction(m.el, req.act);
+        res.target = describe(m.el, true);
+      }
+      // deep: [JSON, frame elements…] for deep serialization, which gives Go
+      // the frames' ids.
+      if (req.deep) return [JSON.stringify(res)].concat(found.frames.map(f => f.el));
+      return res;
+    }
+    case 'element': {
+      const found = locateAll(req.loc, req.need, null);
+      const i = pickOf(found, req.pick);
+      if (i < 0) return { error: 'no-element', n: found.matches.length };
+      let el = found.matches[i].el;
+      if (req.control) el = fileInputOf(el) || el;
+      return el;
+    }
+    case 'frames': {
+      // The frame elements in scope, in the order of the frames of "locate".
+      const found = req.loc ? locateAll(req.loc, req.need, null) : inspectFrames(req);
+      return found.frames.map(f => f.el);
+    }
+    case 'ref': {
+      // Called on the element a ref names.
+      const el = SELF;
+      if (!el || el.nodeType !== 1 || !el.isConnected) return { stale: 'detached' };
+      if (req.token && docToken(el.ownerDocument) !== req.token) return { stale: 'document' };
+      const res = { n: 1, url: TOP_DOC.location ? TOP_DOC.location.href : '', token: docToken(TOP_DOC) };
+      if (req.need === 'visible' && !visible(el)) { res.n = 0; res.hidden = 1; return res; }
+      if (req.act) res.act = runAction(el, req.act);
+      res.target = describe(el, true);
+      return res;
+    }
+    case 'refElement': {
+      const el = SELF;
+      if (!el || el.nodeType !== 1 || !el.isConnected) return { stale: 'detached' };
+      if (req.token && docToken(el.ownerDocument) !== req.token) return { stale: 'document' };
+      return req.control ? (fileInputOf(el) || el) : el;
+    }
+    case 'active': {
+      // The focused element (through open shadow roots).
+      let el = TOP_DOC.activeElement;
+      while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+      const res = { n: 0, url: TOP_DOC.location ? TOP_DOC.location.href : '', token: docToken(TOP_DOC) };
+      if (!el || el === TOP_DOC.body || el === TOP_DOC.documentElement) return res;
+      res.n = 1;
+      if (req.act) res.act = runAction(el, req.act);
+      res.target = describe(el, true);
+      return res;
+    }
+    case 'page':
+      return { n: 0, url: TOP_DOC.location ? TOP_DOC.location.href : '', token: docToken(TOP_DOC), act: runAction(null, req.act) };
+    case 'frameBox': {
+      // Called on a frame element: its viewport's box in its parent's viewport.
+      if (req.scroll) scrollIntoViewIfNeeded(SELF);
+      return { box: contentBox(SELF) };
+    }
+    case 'frameHit':
+      return frameHit(SELF, req.x, req.y, req.force);
+    case 'inspect':
+      return inspect(req);
+    case 'check':
+      return waitCheck(req);
+    case 'quiet':
+      return quiet(req.ms, req.cap);
+    case 'info': {
+      const w = winOf(TOP_DOC);
+      return { url: TOP_DOC.location ? TOP_DOC.location.href : '', token: docToken(TOP_DOC), readyState: TOP_DOC.readyState, title: TOP_DOC.title, scroll: [w.scrollX, w.scrollY] };
+    }
+  }
+  throw usageError('unknown op ' + req.op);
+}
+
+return (function main() {
+  try {
+    return dispatch(req || {});
+  } catch (e) {
+    if (e && e.dtbUsage) return { error: 'usage', message: e.message };
+    throw e;
+  }
+})();

@@ -1,0 +1,339 @@
+package interact
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/dtb-cli/dtb/internal/output"
+)
+
+// Modifier bits of Input.dispatchKeyEvent / dispatchMouseEvent.
+const (
+	ModAlt   = 1
+	ModCtrl  = 2
+	ModMeta  = 4
+	ModShift = 8
+)
+
+// keyDef is one key of a US keyboard: its DOM key and code, Windows virtual
+// key code, the text it types (printable keys) and, for printable keys, the
+// key and text with Shift.
+type keyDef struct {
+	key, code  string
+	keyCode    int
+	text       string
+	shiftKey   string
+	location   int
+	isModifier int // the modifier bit the key holds
+}
+
+var keyDefs = map[string]keyDef{}
+
+// keyAliases maps other spellings to DOM key names.
+var keyAliases = map[string]string{
+	"ctrl": "Control", "control": "Control", "cmd": "Meta", "command": "Meta", "meta": "Meta", "super": "Meta", "win": "Meta",
+	"option": "Alt", "alt": "Alt", "shift": "Shift", "esc": "Escape", "escape": "Escape", "return": "Enter", "enter": "Enter",
+	"tab": "Tab", "space": " ", "spacebar": " ", "backspace": "Backspace", "delete": "Delete", "del": "Delete", "insert": "Insert", "ins": "Insert",
+	"up": "ArrowUp", "down": "ArrowDown", "left": "ArrowLeft", "right": "ArrowRight",
+	"arrowup": "ArrowUp", "arrowdown": "ArrowDown", "arrowleft": "ArrowLeft", "arrowright": "ArrowRight",
+	"home": "Home", "end": "End", "pageup": "PageUp", "pagedown": "PageDown", "pgup": "PageUp", "pgdn": "PageDown",
+	"controlormeta": "Control", "capslock": "CapsLock", "contextmenu": "ContextMenu", "plus": "+",
+}
+
+func init() {
+	add := func(d keyDef) { keyDefs[d.key] = d }
+	add(keyDef{key: "Enter", code: "Enter", keyCode: 13, text: "\r"})
+	add(keyDef{key: "Tab", code: "Tab", keyCode: 9})
+	add(keyDef{key: "Escape", code: "Escape", keyCode: 27})
+	add(keyDef{key: "Backspace", code: "Backspace", keyCode: 8})
+	add(keyDef{key: "Delete", code: "Delete", keyCode: 46})
+	add(keyDef{key: "Insert", code: "Insert", keyCode: 45})
+	add(keyDef{key: " ", code: "Space", keyCode: 32, text: " ", shiftKey: " "})
+	add(keyDef{key: "ArrowUp", code: "ArrowUp", keyCode: 38})
+	add(keyDef{key: "ArrowDown", code: "ArrowDown", keyCode: 40})
+	add(keyDef{key: "ArrowLeft", code: "ArrowLeft", keyCode: 37})
+	add(keyDef{key: "ArrowRight", code: "ArrowRight", keyCode: 39})
+	add(keyDef{key: "Home", code: "Home", keyCode: 36})
+	add(keyDef{key: "End", code: "End", keyCode: 35})
+	add(keyDef{key: "PageUp", code: "PageUp", keyCode: 33})
+	add(keyDef{key: "PageDown", code: "PageDown", keyCode: 34})
+	add(keyDef{key: "CapsLock", code: "CapsLock", keyCode: 20})
+	add(keyDef{key: "ContextMenu", code: "ContextMenu", keyCode: 93})
+	add(keyDef{key: "Control", code: "ControlLeft", keyCode: 17, location: 1, isModifier: ModCtrl})
+	add(keyDef{key: "Shift", code: "ShiftLeft", keyCode: 16, location: 1, isModifier: ModShift})
+	add(keyDef{key: "Alt", code: "AltLeft", keyCode: 18, location: 1, isModifier: ModAlt})
+	add(keyDef{key: "Meta", code: "MetaLeft", keyCode: 91, location: 1, isModifier: ModMeta})
+	for i := 1; i <= 12; i++ {
+		k := "F" + itoa(i)
+		add(keyDef{key: k, code: k, keyCode: 111 + i})
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		up := string(c - 32)
+		add(keyDef{key: string(c), code: "Key" + up, keyCode: int(c - 32), text: string(c), shiftKey: up})
+	}
+	digits := ")!@#$%^&*("
+	for i := 0; i <= 9; i++ {
+		d := string(rune('0' + i))
+		add(keyDef{key: d, code: "Digit" + d, keyCode: 48 + i, text: d, shiftKey: string(digits[i])})
+	}
+	punct := []struct {
+		key, shift, code string
+		kc               int
+	}{
+		{"-", "_", "Minus", 189}, {"=", "+", "Equal", 187}, {"[", "{", "BracketLeft", 219}, {"]", "}", "BracketRight", 221},
+		{"\\", "|", "Backslash", 220}, {";", ":", "Semicolon", 186}, {"'", "\"", "Quote", 222}, {",", "<", "Comma", 188},
+		{".", ">", "Period", 190}, {"/", "?", "Slash", 191}, {"`", "~", "Backquote", 192},
+	}
+	for _, p := range punct {
+		add(keyDef{key: p.key, code: p.code, keyCode: p.kc, text: p.key, shiftKey: p.shift})
+	}
+}
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return "1" + string(rune('0'+i-10))
+}
+
+// shifted maps a character typed with Shift to its unshifted key.
+var shifted = func() map[string]string {
+	m := map[string]string{}
+	for k, d := range keyDefs {
+		if d.shiftKey != "" && d.shiftKey != k {
+			m[d.shiftKey] = k
+		}
+	}
+	return m
+}()
+
+// KeyEvent is one resolved key of a combination.
+type KeyEvent struct {
+	Key, Code string
+	KeyCode   int
+	Text      string
+	Location  int
+	Modifier  int
+}
+
+// Chord is a parsed key combination such as Control+Shift+a: modifiers held
+// down, then the key pressed.
+type Chord struct {
+	Mods []KeyEvent
+	Key  KeyEvent
+}
+
+// ParseKey parses a key or a combination: "Enter", "Tab", "Control+a",
+// "Shift+Tab", "Alt+ArrowDown", "a", "A" (Shift+a), "F5". Modifiers are
+// Control (Ctrl), Shift, Alt (Option) and Meta (Cmd); "+" alone or at the end
+// is the plus key.
+func ParseKey(s string) (Chord, error) {
+	if s == "" {
+		return Chord{}, output.Usage("press wants a key such as Enter, Tab, Escape, ArrowDown or Control+a")
+	}
+	var parts []string
+	if s == "+" {
+		parts = []string{"+"}
+	} else {
+		parts = strings.Split(s, "+")
+		if strings.HasSuffix(s, "++") {
+			parts = append(parts[:len(parts)-2], "+")
+		}
+	}
+	var ch Chord
+	mods := 0
+	for i, p := range parts {
+		if p == "" {
+			return Chord{}, output.Usage("bad key combination %q", s)
+		}
+		name := p
+		if a, ok := keyAliases[strings.ToLower(p)]; ok {
+			name = a
+		}
+		var d keyDef
+		var ok bool
+		shift := false
+		if d, ok = keyDefs[name]; !ok {
+			if base, isShifted := shifted[name]; isShifted {
+				d, ok, shift = keyDefs[base], true, true
+			} else if utf8.RuneCountInString(name) == 1 {
+				// Any other single character: typed as text.
+				d, ok = keyDef{key: name, text: name}, true
+			}
+		}
+		if !ok {
+			return Chord{}, output.Usage("unknown key %q in %q (keys: Enter, Tab, Escape, Backspace, Delete, ArrowUp…, Home, End, PageUp, PageDown, F1…F12, letters, digits, Control, Shift, Alt, Meta)", p, s)
+		}
+		ev := KeyEvent{Key: d.key, Code: d.code, KeyCode: d.keyCode, Text: d.text, Location: d.location, Modifier: d.isModifier}
+		if i < len(parts)-1 {
+			if d.isModifier == 0 {
+				return Chord{}, output.Usage("%q in %q is not a modifier (Control, Shift, Alt, Meta)", p, s)
+			}
+			ch.Mods = append(ch.Mods, ev)
+			mods |= d.isModifier
+			continue
+		}
+		if shift && mods&ModShift == 0 {
+			sd := keyDefs["Shift"]
+			ch.Mods = append(ch.Mods, KeyEvent{Key: sd.key, Code: sd.code, KeyCode: sd.keyCode, Location: sd.location, Modifier: ModShift})
+			mods |= ModShift
+		}
+		if mods&ModShift != 0 && d.shiftKey != "" {
+			ev.Key = d.shiftKey
+			ev.Text = d.shiftKey
+		}
+		ch.Key = ev
+	}
+	return ch, nil
+}
+
+// Modifiers is the bitmask of the chord's modifiers.
+func (c Chord) Modifiers() int {
+	m := 0
+	for _, k := range c.Mods {
+		m |= k.Modifier
+	}
+	return m
+}
+
+// String is the chord as the user would write it, normalised.
+func (c Chord) String() string {
+	var parts []string
+	for _, m := range c.Mods {
+		parts = append(parts, m.Key)
+	}
+	k := c.Key.Key
+	if k == " " {
+		k = "Space"
+	}
+	return strings.Join(append(parts, k), "+")
+}
+
+// ParseModifiers parses --modifiers: a comma- or plus-separated list.
+func ParseModifiers(s string) (int, error) {
+	m := 0
+	for _, p := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == '+' || r == ' ' }) {
+		name := keyAliases[strings.ToLower(p)]
+		d, ok := keyDefs[name]
+		if !ok || d.isModifier == 0 {
+			return 0, output.Usage("unknown modifier %q (Control, Shift, Alt, Meta)", p)
+		}
+		m |= d.isModifier
+	}
+	return m, nil
+}
+
+// keyParams are the Input.dispatchKeyEvent parameters of one key event.
+func keyParams(typ string, k KeyEvent, mods int) map[string]any {
+	p := map[string]any{
+		"type":                  typ,
+		"modifiers":             mods,
+		"key":                   k.Key,
+		"code":                  k.Code,
+		"windowsVirtualKeyCode": k.KeyCode,
+		"nativeVirtualKeyCode":  k.KeyCode,
+	}
+	if k.Location != 0 {
+		p["location"] = k.Location
+	}
+	if typ == "keyDown" && k.Text != "" {
+		p["text"] = k.Text
+		p["unmodifiedText"] = k.Text
+	}
+	return p
+}
+
+// Press sends a chord as real key events: each modifier down, the key down
+// and up, the modifiers up in reverse. As in a real keyboard, the key types
+// its text only without Control, Alt or Meta held.
+func (p *Page) press(ctx context.Context, c Chord) error {
+	mods := 0
+	call := func(params map[string]any) error {
+		return wrapCDP(ctx, p.tab.CallSession(ctx, "", "Input.dispatchKeyEvent", params, nil))
+	}
+	for _, m := range c.Mods {
+		mods |= m.Modifier
+		if err := call(keyParams("rawKeyDown", m, mods)); err != nil {
+			return err
+		}
+	}
+	k := c.Key
+	typ := "keyDown"
+	if k.Text == "" || mods&^ModShift != 0 {
+		k.Text = ""
+		typ = "rawKeyDown"
+	}
+	down := keyParams(typ, k, mods)
+	if cmd := editCommand(c); cmd != "" {
+		down["commands"] = []string{cmd}
+	}
+	if err := call(down); err != nil {
+		return err
+	}
+	if err := call(keyParams("keyUp", k, mods)); err != nil {
+		return err
+	}
+	for i := len(c.Mods) - 1; i >= 0; i-- {
+		m := c.Mods[i]
+		mods &^= m.Modifier
+		if err := call(keyParams("keyUp", m, mods)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// editCommand is the editing command a platform shortcut runs, which headless
+// Chrome only performs when the key event names it.
+func editCommand(c Chord) string {
+	mods := c.Modifiers()
+	if mods != ModCtrl && mods != ModMeta {
+		return ""
+	}
+	switch strings.ToLower(c.Key.Key) {
+	case "a":
+		return "selectAll"
+	case "c":
+		return "copy"
+	case "x":
+		return "cut"
+	case "v":
+		return "paste"
+	case "z":
+		return "undo"
+	case "y":
+		return "redo"
+	}
+	return ""
+}
+
+// typeKeys types text as real key events, one character at a time; a
+// character without a key of its own is inserted as text.
+func (p *Page) typeKeys(ctx context.Context, text string) error {
+	for _, r := range text {
+		s := string(r)
+		if s == "\n" {
+			s = "Enter"
+		}
+		var c Chord
+		var err error
+		if _, known := keyDefs[s]; known || shifted[s] != "" || s == "Enter" {
+			c, err = ParseKey(s)
+		} else if s == "\t" {
+			c, err = ParseKey("Tab")
+		} else {
+			if err := p.tab.CallSession(ctx, "", "Input.insertText", map[string]any{"text": s}, nil); err != nil {
+				return wrapCDP(ctx, err)
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := p.press(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}

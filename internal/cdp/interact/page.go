@@ -1,0 +1,499 @@
+// Package interact gives dtb hands: locators (CSS, text, role and accessible
+// name, label, placeholder, refs, coordinates; through open shadow roots and
+// every frame, out-of-process ones included), real mouse and keyboard input
+// through the protocol, select/check/scroll/upload, inspect with refs, and
+// waits. Locating and the page-side half of each action run in one
+// Runtime.callFunctionOn of the embedded library (js/*.js) per document.
+package interact
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/output"
+)
+
+// Tab is the CDP surface of one tab that interact drives; *cdp.Page is one.
+type Tab interface {
+	CallSession(ctx context.Context, sessionID, method string, params, result any) error
+	SessionEvents(sessionID, method string) (<-chan cdp.Event, func())
+}
+
+// Page drives one tab. It is not safe for concurrent use.
+type Page struct {
+	tab   Tab
+	tabID string
+	top   *frame
+	// OOPIF sessions by frame (= target) id, found through Target.setAutoAttach.
+	sessions map[string]string
+	attached map[string]bool // sessions on which auto-attach is on
+	events   map[string]*attachWatch
+	infos    map[string]attachInfo
+	mu       sync.Mutex
+	// Refs are the refs of the session (set by the caller; see LoadRefs).
+	Refs *RefSet
+}
+
+type attachWatch struct {
+	ch   <-chan cdp.Event
+	stop func()
+}
+
+// New wraps a connected tab; tabID is its target id (its main frame id).
+func New(tab Tab, tabID string) *Page {
+	return &Page{tab: tab, tabID: tabID, sessions: map[string]string{}, attached: map[string]bool{}, events: map[string]*attachWatch{}}
+}
+
+// Close stops the event subscriptions the page made (it never closes the tab).
+func (p *Page) Close() {
+	for _, w := range p.events {
+		w.stop()
+	}
+	p.events = map[string]*attachWatch{}
+}
+
+// frame is one document dtb searches: the tab's main document or a frame's.
+type frame struct {
+	session string // "" for the tab, else an OOPIF's flattened session
+	id      string // CDP frame id
+	docObj  string // objectId of the document in its main world, or
+	ctxID   int64  // an isolated world of an in-process child frame
+	parent  *frame
+	owner   int64      // backendNodeId of the frame element in parent
+	box     [4]float64 // viewport box of the frame in the parent's viewport
+	url     string
+}
+
+// offset is where the frame's viewport starts in the tab's viewport.
+func (f *frame) offset() (float64, float64) {
+	var x, y float64
+	for g := f; g != nil && g.parent != nil; g = g.parent {
+		x += g.box[0]
+		y += g.box[1]
+	}
+	return x, y
+}
+
+func (f *frame) chain() []string {
+	var ids []string
+	for g := f; g != nil && g.parent != nil; g = g.parent {
+		ids = append([]string{g.id}, ids...)
+	}
+	return ids
+}
+
+// remote is the part of a Runtime.RemoteObject dtb reads.
+type remote struct {
+	Type                string          `json:"type"`
+	Subtype             string          `json:"subtype"`
+	ObjectID            string          `json:"objectId"`
+	Value               json.RawMessage `json:"value"`
+	Description         string          `json:"description"`
+	DeepSerializedValue *deepValue      `json:"deepSerializedValue"`
+}
+
+type deepValue struct {
+	Type  string          `json:"type"`
+	Value json.RawMessage `json:"value"`
+}
+
+// nodeRef is a node as deep serialization describes it.
+type nodeRef struct {
+	BackendNodeID int64  `json:"backendNodeId"`
+	LoaderID      string `json:"loaderId"`
+	FrameID       string `json:"frameId"`
+	LocalName     string `json:"localName"`
+}
+
+type callResult struct {
+	Result           remote `json:"result"`
+	ExceptionDetails *struct {
+		Text      string  `json:"text"`
+		Exception *remote `json:"exception"`
+	} `json:"exceptionDetails"`
+}
+
+type returnMode int
+
+const (
+	byValue returnMode = iota
+	byObject
+	deep
+)
+
+// errGone marks a call whose document or object no longer exists (the frame
+// navigated or was removed); callers re-resolve and retry.
+var errGone = errors.New("document gone")
+
+func isGone(err error) bool {
+	if errors.Is(err, errGone) {
+		return true
+	}
+	var pe *cdp.ProtocolError
+	if errors.As(err, &pe) {
+		m := pe.Message
+		return strings.Contains(m, "Cannot find context") || strings.Contains(m, "Could not find object") ||
+			strings.Contains(m, "Execution context was destroyed") || strings.Contains(m, "Inspected target navigated") ||
+			strings.Contains(m, "No frame") || strings.Contains(m, "Frame with the given id") || strings.Contains(m, "Cannot find default execution context") ||
+			strings.Contains(m, "No node with given id") || strings.Contains(m, "Node with given id does not belong")
+	}
+	return false
+}
+
+// call runs the library with req in frame f, on object this (an element) or
+// on the frame's document.
+func (p *Page) call(ctx context.Context, f *frame, this string, req any, mode returnMode) (*remote, error) {
+	params := map[string]any{
+		"functionDeclaration": libJS,
+		"arguments":           []any{map[string]any{"value": req}},
+		"awaitPromise":        true,
+	}
+	switch mode {
+	case byValue:
+		params["returnByValue"] = true
+	case deep:
+		params["serializationOptions"] = map[string]any{"serialization": "deep", "maxDepth": 1}
+	}
+	if this == "" {
+		this = f.docObj
+	}
+	if this != "" {
+		params["objectId"] = this
+	} else {
+		params["executionContextId"] = f.ctxID
+	}
+	var res callResult
+	if err := p.tab.CallSession(ctx, f.session, "Runtime.callFunctionOn", params, &res); err != nil {
+		if isGone(err) {
+			return nil, fmt.Errorf("%w: %v", errGone, err)
+		}
+		return nil, wrapCDP(ctx, err)
+	}
+	if d := res.ExceptionDetails; d != nil {
+		msg := d.Text
+		if d.Exception != nil && d.Exception.Description != "" {
+			msg = d.Exception.Description
+		}
+		first, _, _ := strings.Cut(msg, "\n")
+		if strings.Contains(first, "Execution context was destroyed") || strings.Contains(first, "Cannot find context") {
+			return nil, fmt.Errorf("%w: %s", errGone, first)
+		}
+		return nil, output.Errorf("threw", "page-side library failed: %s", first)
+	}
+	return &res.Result, nil
+}
+
+// callValue runs the library and decodes its by-value result into out.
+func (p *Page) callValue(ctx context.Context, f *frame, this string, req any, out any) error {
+	r, err := p.call(ctx, f, this, req, byValue)
+	if err != nil {
+		return err
+	}
+	if err := usageOf(r.Value); err != nil {
+		return err
+	}
+	if out == nil || len(r.Value) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(r.Value, out); err != nil {
+		return output.Errorf("cdp-error", "bad answer of the page-side library: %v", err)
+	}
+	return nil
+}
+
+// callDeep runs an op that returns [JSON string, node…] and decodes both.
+func (p *Page) callDeep(ctx context.Context, f *frame, this string, req any, out any) ([]nodeRef, error) {
+	r, err := p.call(ctx, f, this, req, deep)
+	if err != nil {
+		return nil, err
+	}
+	if r.DeepSerializedValue == nil {
+		return nil, output.Errorf("cdp-error", "the browser did not serialize the result (deep serialization needs Chrome 117 or newer)")
+	}
+	dv := r.DeepSerializedValue
+	if dv.Type == "object" {
+		// An error object from the library ({error, message}).
+		return nil, usageOf(deepObject(dv.Value))
+	}
+	var items []deepValue
+	if err := json.Unmarshal(dv.Value, &items); err != nil || len(items) == 0 {
+		return nil, output.Errorf("cdp-error", "bad answer of the page-side library")
+	}
+	var head string
+	if err := json.Unmarshal(items[0].Value, &head); err != nil {
+		return nil, output.Errorf("cdp-error", "bad answer of the page-side library")
+	}
+	if err := usageOf(json.RawMessage(head)); err != nil {
+		return nil, err
+	}
+	if out != nil {
+		if err := json.Unmarshal([]byte(head), out); err != nil {
+			return nil, output.Errorf("cdp-error", "bad answer of the page-side library: %v", err)
+		}
+	}
+	nodes := make([]nodeRef, 0, len(items)-1)
+	for _, it := range items[1:] {
+		var n nodeRef
+		json.Unmarshal(it.Value, &n)
+		nodes = append(nodes, n)
+	}
+	return nodes, nil
+}
+
+// deepObject turns a deep-serialized object of primitives back into JSON.
+func deepObject(raw json.RawMessage) json.RawMessage {
+	var pairs [][2]json.RawMessage
+	if json.Unmarshal(raw, &pairs) != nil {
+		return nil
+	}
+	m := map[string]any{}
+	for _, kv := range pairs {
+		var k string
+		var v deepValue
+		json.Unmarshal(kv[0], &k)
+		json.Unmarshal(kv[1], &v)
+		var x any
+		json.Unmarshal(v.Value, &x)
+		m[k] = x
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// usageOf maps the library's {error:"usage"} answer to a usage error.
+func usageOf(v json.RawMessage) error {
+	if len(v) == 0 || v[0] != '{' {
+		return nil
+	}
+	var e struct {
+		Error   string `json:"error"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(v, &e) == nil && e.Error == "usage" {
+		return output.Usage("%s", e.Message)
+	}
+	return nil
+}
+
+func wrapCDP(ctx context.Context, err error) error {
+	var oe *output.Error
+	if errors.As(err, &oe) {
+		return err
+	}
+	if ctx.Err() != nil {
+		return output.Wrap("timeout", ctx.Err(), "the command's --timeout passed")
+	}
+	return output.Wrap("cdp-error", err, "")
+}
+
+// topFrame is the tab's main document (resolved once per Page, again after a
+// navigation).
+func (p *Page) topFrame(ctx context.Context) (*frame, error) {
+	if p.top != nil {
+		return p.top, nil
+	}
+	f := &frame{id: p.tabID}
+	if err := p.resolveDoc(ctx, f); err != nil {
+		return nil, err
+	}
+	p.top = f
+	return f, nil
+}
+
+// resolveDoc finds the document object of a frame: the main world's document
+// for the tab and OOPIFs, an isolated world for in-process child frames.
+func (p *Page) resolveDoc(ctx context.Context, f *frame) error {
+	f.docObj, f.ctxID = "", 0
+	if f.parent == nil || f.session != "" && f.parentSession() != f.session {
+		var res callResult
+		var err error
+		for attempt := 0; ; attempt++ {
+			err = p.tab.CallSession(ctx, f.session, "Runtime.evaluate", map[string]any{"expression": "document"}, &res)
+			if err == nil || attempt >= 40 || !isGone(err) {
+				break
+			}
+			if !sleep(ctx, 25*time.Millisecond) {
+				break
+			}
+		}
+		if err != nil {
+			return wrapCDP(ctx, err)
+		}
+		f.docObj = res.Result.ObjectID
+		return nil
+	}
+	var w struct {
+		ExecutionContextID int64 `json:"executionContextId"`
+	}
+	err := p.tab.CallSession(ctx, f.session, "Page.createIsolatedWorld", map[string]any{"frameId": f.id, "worldName": "dtb"}, &w)
+	if err != nil {
+		if isGone(err) {
+			return fmt.Errorf("%w: %v", errGone, err)
+		}
+		return wrapCDP(ctx, err)
+	}
+	f.ctxID = w.ExecutionContextID
+	return nil
+}
+
+func (f *frame) parentSession() string {
+	if f.parent == nil {
+		return ""
+	}
+	return f.parent.session
+}
+
+// child resolves the frame a frame element (by its child frame id) shows:
+// an in-process frame of the parent's session, or an out-of-process one
+// through the parent session's auto-attach.
+func (p *Page) child(ctx context.Context, parent *frame, frameID string, owner int64, box [4]float64) (*frame, error) {
+	f := &frame{id: frameID, parent: parent, owner: owner, box: box, session: parent.session}
+	if sid, ok := p.sessionFor(frameID); ok {
+		f.session = sid
+		return f, p.resolveDoc(ctx, f)
+	}
+	err := p.resolveDoc(ctx, f)
+	if err == nil {
+		return f, nil
+	}
+	// Not a frame of the parent's process: an OOPIF.
+	sid, aerr := p.attachOOPIF(ctx, parent.session, frameID)
+	if aerr != nil {
+		return nil, aerr
+	}
+	f.session = sid
+	return f, p.resolveDoc(ctx, f)
+}
+
+func (p *Page) sessionFor(frameID string) (string, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s, ok := p.sessions[frameID]
+	return s, ok
+}
+
+// attachOOPIF turns on auto-attach on session (once) and waits for the
+// out-of-process frame's target to be attached. With frameID "" it only
+// collects the targets attached so far.
+func (p *Page) attachOOPIF(ctx context.Context, session, frameID string) (string, error) {
+	if !p.attached[session] {
+		ch, stop := p.tab.SessionEvents(session, "Target.attachedToTarget")
+		p.events[session] = &attachWatch{ch: ch, stop: stop}
+		err := p.tab.CallSession(ctx, session, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}, nil)
+		if err != nil {
+			return "", wrapCDP(ctx, err)
+		}
+		p.attached[session] = true
+	}
+	w := p.events[session]
+	// Chrome sends attachedToTarget for the existing frames before it answers
+	// setAutoAttach; a frame that is still starting may take longer.
+	wait := 2 * time.Second
+	if frameID == "" {
+		wait = 30 * time.Millisecond
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		if frameID != "" {
+			if sid, ok := p.sessionFor(frameID); ok {
+				return sid, nil
+			}
+		}
+		select {
+		case ev, ok := <-w.ch:
+			if !ok {
+				return "", output.Errorf("torn-down", "the tab went away")
+			}
+			p.noteAttach(session, ev.Params)
+			if frameID == "" {
+				timer.Reset(wait)
+			}
+		case <-timer.C:
+			if frameID == "" {
+				return "", nil
+			}
+			return "", fmt.Errorf("%w: frame %s is neither in the page's process nor an attachable target", errGone, frameID)
+		case <-ctx.Done():
+			return "", output.Wrap("timeout", ctx.Err(), "attaching to a frame")
+		}
+	}
+}
+
+// frameByID resolves a frame of the tab by its CDP frame id (for refs and
+// --frame): the chain of owners is walked from the top.
+func (p *Page) frameByChain(ctx context.Context, chain []string) (*frame, error) {
+	f, err := p.topFrame(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range chain {
+		var owner struct {
+			BackendNodeID int64 `json:"backendNodeId"`
+		}
+		sess := f.session
+		if err := p.tab.CallSession(ctx, sess, "DOM.getFrameOwner", map[string]any{"frameId": id}, &owner); err != nil {
+			if isGone(err) || isProtocol(err) {
+				return nil, fmt.Errorf("%w: frame %s: %v", errGone, id, err)
+			}
+			return nil, wrapCDP(ctx, err)
+		}
+		obj, err := p.resolveNode(ctx, f, owner.BackendNodeID)
+		if err != nil {
+			return nil, err
+		}
+		var fb struct {
+			Box [4]float64 `json:"box"`
+		}
+		if err := p.callValue(ctx, f, obj, map[string]any{"op": "frameBox"}, &fb); err != nil {
+			return nil, err
+		}
+		c, err := p.child(ctx, f, id, owner.BackendNodeID, fb.Box)
+		if err != nil {
+			return nil, err
+		}
+		f = c
+	}
+	return f, nil
+}
+
+func isProtocol(err error) bool {
+	var pe *cdp.ProtocolError
+	return errors.As(err, &pe)
+}
+
+// resolveNode gives an objectId for a backend node id in frame f's session
+// (in the frame's isolated world when it has one).
+func (p *Page) resolveNode(ctx context.Context, f *frame, backendID int64) (string, error) {
+	params := map[string]any{"backendNodeId": backendID}
+	if f.ctxID != 0 {
+		params["executionContextId"] = f.ctxID
+	}
+	var res struct {
+		Object remote `json:"object"`
+	}
+	if err := p.tab.CallSession(ctx, f.session, "DOM.resolveNode", params, &res); err != nil {
+		if isGone(err) || isProtocol(err) {
+			return "", fmt.Errorf("%w: %v", errGone, err)
+		}
+		return "", wrapCDP(ctx, err)
+	}
+	return res.Object.ObjectID, nil
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
