@@ -49,6 +49,15 @@ func runMain(m *testing.M) int {
 			return 1
 		}
 	}
+	// Keep the developer's dtb state and cache out of reach.
+	tmp, err := os.MkdirTemp("", "dtb-readtest-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(tmp)
+	os.Setenv("DTB_STATE_DIR", filepath.Join(tmp, "state"))
+	os.Setenv("DTB_CACHE_DIR", filepath.Join(tmp, "cache"))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -140,7 +149,6 @@ func tctx(t *testing.T) context.Context {
 func session(t *testing.T, kind string) *cdp.Session {
 	t.Helper()
 	b := browser(t, kind)
-	t.Setenv("DTB_CACHE_DIR", t.TempDir())
 	s, err := cdp.Open(context.Background(), cdp.Config{StateDir: t.TempDir(), CDP: b.Endpoint})
 	if err != nil {
 		t.Fatal(err)
