@@ -282,6 +282,18 @@ func TestWaitConditions(t *testing.T) {
 			}
 		}
 	})
+	t.Run("text in a shadow root and a frame", func(t *testing.T) {
+		p := openTab(t, s, fixture("read/shadow.html"))
+		res := mustRead(t, p, Options{Ready: ReadyOptions{Timeout: 2 * time.Second, Conditions: Conditions{Text: "Nested  shadow\nnote"}}})
+		if res.Readiness.TimedOut || !res.Readiness.Conditions["text"] {
+			t.Errorf("readiness %+v", res.Readiness)
+		}
+		p = openTab(t, s, fixture("read/frames.html"))
+		res = mustRead(t, p, Options{Ready: ReadyOptions{Timeout: 2 * time.Second, Conditions: Conditions{Text: "Same-origin frame text."}}})
+		if res.Readiness.TimedOut {
+			t.Errorf("readiness %+v", res.Readiness)
+		}
+	})
 	t.Run("bad selector", func(t *testing.T) {
 		p := openTab(t, s, fixture("read/quiet.html"))
 		_, err := Read(tctx(t), p, Options{Ready: ReadyOptions{Conditions: Conditions{CSS: "a[["}}}, nil)

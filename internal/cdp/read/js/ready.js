@@ -58,9 +58,35 @@
     cond.css = !!el && (el.checkVisibility ? el.checkVisibility() : el.getClientRects().length > 0);
   }
   if (opts.text) {
+    // Rendered text (innerText) of the documents, then of open shadow roots,
+    // which innerText leaves out, as extract reads them too.
     const norm = (s) => s.replace(/\s+/g, ' ').trim();
-    const body = document.body;
-    cond.text = !!body && norm(body.innerText || '').includes(norm(opts.text));
+    const want = norm(opts.text);
+    const has = (el) => !!el && norm(el.innerText || '').includes(want);
+    let found = false;
+    for (const w of wins) {
+      try { found = has(w.document.body); } catch (e) { found = false; }
+      if (found) break;
+    }
+    const shadows = (root) => {
+      const all = root.querySelectorAll('*');
+      for (let i = 0; i < all.length && !found; i++) {
+        const sr = all[i].shadowRoot;
+        if (!sr) continue;
+        const parts = [];
+        for (let c = sr.firstChild; c; c = c.nextSibling) {
+          if (c.nodeType === 1) parts.push(c.innerText || '');
+          else if (c.nodeType === 3) parts.push(c.data);
+        }
+        if (norm(parts.join(' ')).includes(want)) found = true;
+        else shadows(sr);
+      }
+    };
+    for (const w of wins) {
+      if (found) break;
+      try { shadows(w.document); } catch (e) { /* a document going away */ }
+    }
+    cond.text = found;
   }
   if (opts.url) cond.url = location.href.includes(opts.url);
   out.cond = cond;
