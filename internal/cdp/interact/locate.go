@@ -117,6 +117,7 @@ type found struct {
 
 type acted struct {
 	f      *frame
+	local  int // the match's index in its frame
 	act    json.RawMessage
 	target json.RawMessage
 	url    string
@@ -163,7 +164,11 @@ func (p *Page) search(ctx context.Context, f *frame, loc Locator, nd need, act a
 			out.matches = append(out.matches, m)
 		}
 		if len(res.Act) > 0 && string(res.Act) != "null" {
-			out.acted = &acted{f: f, act: res.Act, target: res.Target, url: res.URL, token: res.Token}
+			local := 0
+			if loc.Nth != NoNth {
+				local = loc.Nth
+			}
+			out.acted = &acted{f: f, local: local, act: res.Act, target: res.Target, url: res.URL, token: res.Token}
 		}
 		return out, nil
 	}
@@ -258,6 +263,8 @@ func (p *Page) Locate(ctx context.Context, loc Locator, o LocateOptions) (*Locat
 type outcome struct {
 	Element *Element
 	frame   *frame
+	local   int    // index of the match in its frame (locators)
+	obj     string // the element's objectId (refs)
 	act     json.RawMessage
 	url     string
 	token   string
@@ -399,7 +406,7 @@ func (p *Page) actIn(ctx context.Context, f *frame, loc Locator, nd need, a acti
 	if len(res.Act) == 0 || string(res.Act) == "null" {
 		return nil, fmt.Errorf("%w: the match moved", errGone)
 	}
-	return &acted{f: f, act: res.Act, target: res.Target, url: res.URL, token: res.Token}, nil
+	return &acted{f: f, local: local, act: res.Act, target: res.Target, url: res.URL, token: res.Token}, nil
 }
 
 // finish checks the page-side result: errors that may clear up are blocked,
@@ -423,7 +430,7 @@ func (p *Page) finish(ctx context.Context, ac *acted, a action) (*outcome, *foun
 	case "not-visible":
 		return nil, nil, &blockedErr{output.Errorf("not-interactable", "%s is not visible in the viewport", describeEl(el)).With("element", el)}
 	}
-	o := &outcome{Element: el, frame: ac.f, act: ac.act, url: ac.url, token: ac.token}
+	o := &outcome{Element: el, frame: ac.f, local: ac.local, act: ac.act, url: ac.url, token: ac.token}
 	if a["kind"] == "point" && r.X != nil && r.Y != nil && ac.f.parent != nil {
 		// Translate and hit-test through every frame owner.
 		x, y := *r.X, *r.Y

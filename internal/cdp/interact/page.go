@@ -497,3 +497,6 @@ func sleep(ctx context.Context, d time.Duration) bool {
 		return false
 	}
 }
+
+// TabID is the target id of the tab.
+func (p *Page) TabID() string { return p.tabID }

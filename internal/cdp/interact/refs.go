@@ -163,6 +163,7 @@ func (p *Page) actRef(ctx context.Context, ref string, nd need, a action) (*outc
 		}
 		if err == nil {
 			o.Element.Ref = ref
+			o.obj = obj
 			return o, nil
 		}
 		be, ok := err.(*blockedErr)

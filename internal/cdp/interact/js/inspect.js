@@ -101,7 +101,9 @@ function makeContext(root) {
           }
           if (!best && hs.length === 1 && !ccontains(el, hs[0])) best = hs[0];
           if (best) {
-            const s = ok(best.textContent);
+            // A heading equal to the element's own name still names the card
+            // (the element is its title link).
+            const s = norm(best.textContent);
             if (s) return s;
           }
         }

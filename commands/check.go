@@ -1,0 +1,50 @@
+package commands
+
+import (
+	"context"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/cdp/interact"
+	"github.com/dtb-cli/dtb/internal/output"
+)
+
+func init() {
+	for _, want := range []bool{true, false} {
+		name, usage := "check", "check a checkbox, radio button or switch (idempotent; prints the final state)"
+		if !want {
+			name, usage = "uncheck", "uncheck a checkbox or switch (idempotent; prints the final state)"
+		}
+		register(&cli.Command{
+			Name:     name,
+			Category: catBrowser,
+			Usage:    usage,
+			UsageText: `dtb ` + name + ` [SELECTOR|@eN] [locator flags]
+
+Works on native checkboxes and radio buttons (hidden ones too, or through their
+label) and on ARIA widgets (role=checkbox, switch, radio with aria-checked). Does
+nothing when the state already is the wanted one; prints {checked, changed}.
+
+Examples:
+  dtb ` + name + ` --label 'Remember me'
+  dtb ` + name + ` --role switch --name 'Dark mode'`,
+			Flags: interactFlags(),
+			Action: action(func(c *cli.Context, inv *invocation) (any, error) {
+				if c.NArg() > 1 {
+					return nil, output.Usage("%s takes one element, got %d arguments", name, c.NArg())
+				}
+				loc, err := locatorFrom(c, c.Args().First())
+				if err != nil {
+					return nil, err
+				}
+				if err := loc.Validate(); err != nil {
+					return nil, err
+				}
+				return withInteract(c, inv, func(ctx context.Context, _ *cdp.Session, pg *interact.Page) (any, error) {
+					return pg.Check(ctx, loc, want, settleFrom(c))
+				})
+			}),
+		})
+	}
+}

@@ -1,0 +1,53 @@
+package commands
+
+import (
+	"context"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/cdp/interact"
+	"github.com/dtb-cli/dtb/internal/output"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:     "select",
+		Category: catBrowser,
+		Usage:    "choose options of a <select> by value (or --by-label)",
+		UsageText: `dtb select [@eN] VALUE… [locator flags] [--by-label]
+
+Sets the selection of a native <select> (hidden ones too) and dispatches input and
+change. Several values for a multiple select. The element is given with the locator
+flags or a leading @eN; a CSS selector goes in --css.
+
+Examples:
+  dtb select --label Country de
+  dtb select --css '#size' --by-label Large
+  dtb select @e4 red blue`,
+		Flags: interactFlags(
+			&cli.BoolFlag{Name: "by-label", Usage: "match the options' visible labels instead of their values"},
+		),
+		Action: action(func(c *cli.Context, inv *invocation) (any, error) {
+			args := positionals(c)
+			ref := ""
+			if len(args) > 0 && strings.HasPrefix(args[0], "@") {
+				ref, args = args[0], args[1:]
+			}
+			if len(args) == 0 {
+				return nil, output.Usage("select wants one or more values")
+			}
+			loc, err := locatorFrom(c, ref)
+			if err != nil {
+				return nil, err
+			}
+			if err := loc.Validate(); err != nil {
+				return nil, err
+			}
+			return withInteract(c, inv, func(ctx context.Context, _ *cdp.Session, pg *interact.Page) (any, error) {
+				return pg.Select(ctx, loc, args, c.Bool("by-label"), settleFrom(c))
+			})
+		}),
+	})
+}

@@ -1,0 +1,110 @@
+package commands
+
+import (
+	"context"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/cdp/interact"
+	"github.com/dtb-cli/dtb/internal/output"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:     "type",
+		Category: catBrowser,
+		Usage:    "focus an element and type text into it through the protocol",
+		UsageText: `dtb type [SELECTOR|@eN] TEXT [locator flags] [--clear] [--keys] [--submit] [--input-mode dom]
+
+Focuses the element (without a locator: the focused one) and inserts TEXT with
+Input.insertText, which works on pages that ignore synthetic events. --keys sends a
+real key event per character instead; --clear replaces the current content;
+--submit presses Enter afterwards. --input-mode dom sets the value with synthetic
+input/change events. The output never echoes TEXT (only its length) and never
+shows a password field's value.
+
+Examples:
+  dtb type --label Email ada@example.com
+  dtb type '#q' 'walnut lamp' --submit
+  dtb type @e7 'new name' --clear`,
+		Flags: interactFlags(
+			&cli.BoolFlag{Name: "clear", Usage: "replace the element's current content"},
+			&cli.BoolFlag{Name: "keys", Usage: "send a real key event per character instead of inserting the text"},
+			&cli.BoolFlag{Name: "submit", Usage: "press Enter afterwards"},
+			&cli.StringFlag{Name: "input-mode", Value: "cdp", Usage: "`MODE`: cdp (protocol input) or dom (synthetic DOM events)", EnvVars: []string{"DTB_INPUT_MODE"}},
+		),
+		Action: action(func(c *cli.Context, inv *invocation) (any, error) {
+			args := positionals(c)
+			var target, text string
+			switch len(args) {
+			case 1:
+				text = args[0]
+			case 2:
+				target, text = args[0], args[1]
+			default:
+				return nil, output.Usage("type wants TEXT, or an element and TEXT (quote text with spaces), got %d arguments", len(args))
+			}
+			loc, err := locatorFrom(c, target)
+			if err != nil {
+				return nil, err
+			}
+			if !loc.Empty() {
+				if err := loc.Validate(); err != nil {
+					return nil, err
+				}
+			}
+			mode, err := interact.ParseInputMode(c.String("input-mode"))
+			if err != nil {
+				return nil, err
+			}
+			o := interact.TypeOptions{Keys: c.Bool("keys"), Clear: c.Bool("clear"), Submit: c.Bool("submit"), Mode: mode, Settle: settleFrom(c)}
+			return withInteract(c, inv, func(ctx context.Context, _ *cdp.Session, pg *interact.Page) (any, error) {
+				return pg.Type(ctx, loc, text, o)
+			})
+		}),
+	})
+	register(&cli.Command{
+		Name:     "press",
+		Category: catBrowser,
+		Usage:    "press a key or combination (Enter, Tab, Escape, ArrowDown, Control+a, Shift+Tab …)",
+		UsageText: `dtb press [SELECTOR|@eN] KEY [locator flags]
+
+Sends real key events (key, code, keyCode, modifiers, text for printable keys) to
+the focused element, or to the located element after focusing it. Modifiers:
+Control (Ctrl), Shift, Alt (Option), Meta (Cmd), joined with +.
+
+Examples:
+  dtb press Enter
+  dtb press Control+a
+  dtb press --label Search ArrowDown`,
+		Flags: interactFlags(),
+		Action: action(func(c *cli.Context, inv *invocation) (any, error) {
+			args := positionals(c)
+			var target, key string
+			switch len(args) {
+			case 1:
+				key = args[0]
+			case 2:
+				target, key = args[0], args[1]
+			default:
+				return nil, output.Usage("press wants KEY, or an element and KEY, got %d arguments", len(args))
+			}
+			if _, err := interact.ParseKey(key); err != nil {
+				return nil, err
+			}
+			loc, err := locatorFrom(c, target)
+			if err != nil {
+				return nil, err
+			}
+			if !loc.Empty() {
+				if err := loc.Validate(); err != nil {
+					return nil, err
+				}
+			}
+			return withInteract(c, inv, func(ctx context.Context, _ *cdp.Session, pg *interact.Page) (any, error) {
+				return pg.Press(ctx, loc, key, settleFrom(c))
+			})
+		}),
+	})
+}

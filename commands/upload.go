@@ -1,0 +1,60 @@
+package commands
+
+import (
+	"context"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/cdp/interact"
+	"github.com/dtb-cli/dtb/internal/output"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:     "upload",
+		Category: catBrowser,
+		Usage:    "set local files on a file input (hidden ones too) or behind a file-chooser button",
+		UsageText: `dtb upload [@eN] FILE… [locator flags]
+
+Targets a file input (hidden or not), the input of a label, or a styled button that
+opens a file chooser (dtb intercepts the chooser: no native dialog opens) and checks
+input.files afterwards. The element is given with the locator flags or a leading
+@eN; a CSS selector goes in --css.
+
+The path guard: at most 20 files (too-many-files, exit 2); each absolute, not a
+symlink, a readable regular file, canonicalised; any path with a component like
+.ssh, .gnupg, keychains, cookies, id_rsa, .env, *.pem, *.key, private_key, secret or
+token is refused (path-refused, exit 6, naming the component). Only names and sizes
+are printed, never content.
+
+Examples:
+  dtb upload --css 'input[type=file]' /home/me/report.pdf
+  dtb upload --role button --name 'Choose files' /tmp/a.png /tmp/b.png`,
+		Flags: interactFlags(),
+		Action: action(func(c *cli.Context, inv *invocation) (any, error) {
+			args := positionals(c)
+			ref := ""
+			if len(args) > 0 && strings.HasPrefix(args[0], "@") {
+				ref, args = args[0], args[1:]
+			}
+			if len(args) == 0 {
+				return nil, output.Usage("upload wants one or more absolute file paths")
+			}
+			if _, err := interact.CheckUploadPaths(args); err != nil {
+				return nil, err
+			}
+			loc, err := locatorFrom(c, ref)
+			if err != nil {
+				return nil, err
+			}
+			if err := loc.Validate(); err != nil {
+				return nil, err
+			}
+			return withInteract(c, inv, func(ctx context.Context, _ *cdp.Session, pg *interact.Page) (any, error) {
+				return pg.Upload(ctx, loc, args, settleFrom(c))
+			})
+		}),
+	})
+}

@@ -1,0 +1,168 @@
+package interact
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/dtb-cli/dtb/internal/output"
+)
+
+// Upload sets files on a file input: the located input (hidden or not), the
+// input of a located label, or, for a styled button that opens a file chooser,
+// the input behind the chooser (intercepted: no native dialog opens). The
+// paths pass CheckUploadPaths first; success is verified on input.files.
+func (p *Page) Upload(ctx context.Context, loc Locator, paths []string, settle Settle) (*Result, error) {
+	start := time.Now()
+	files, err := CheckUploadPaths(paths)
+	if err != nil {
+		return nil, err
+	}
+	canon := make([]string, len(files))
+	for i, f := range files {
+		canon[i] = f.Path
+	}
+	w := p.watch(ctx)
+	defer w.stop()
+	if err := w.ready(ctx); err != nil {
+		return nil, err
+	}
+	out, err := p.act(ctx, loc, needAny, action{"kind": "fileinfo"})
+	if err != nil {
+		return nil, err
+	}
+	var info struct {
+		FileInput bool `json:"fileInput"`
+		Multiple  bool `json:"multiple"`
+		Disabled  bool `json:"disabled"`
+	}
+	json.Unmarshal(out.act, &info)
+	res := &Result{Action: "upload", Element: out.Element}
+	var inputObj, session string
+	if info.FileInput {
+		if info.Disabled {
+			return nil, output.Errorf("not-interactable", "the file input of %s is disabled", describeEl(out.Element)).With("element", out.Element)
+		}
+		if !info.Multiple && len(files) > 1 {
+			return nil, output.Usage("%s takes one file (it has no multiple attribute), got %d", describeEl(out.Element), len(files))
+		}
+		session = out.frame.session
+		if inputObj, err = p.inputObject(ctx, loc, out); err != nil {
+			return nil, err
+		}
+		if err := p.tab.CallSession(ctx, session, "DOM.setFileInputFiles", map[string]any{"files": canon, "objectId": inputObj}, nil); err != nil {
+			return nil, output.Wrap("upload-failed", err, "setting the files")
+		}
+		res.set("via", "input")
+	} else {
+		// A button that opens a file chooser: intercept it and answer it.
+		var chooser struct {
+			BackendNodeID int64  `json:"backendNodeId"`
+			Mode          string `json:"mode"`
+		}
+		sessions := []string{""}
+		if s := out.frame.session; s != "" {
+			sessions = append(sessions, s)
+		}
+		type opened struct {
+			session string
+			params  json.RawMessage
+		}
+		got := make(chan opened, 2)
+		for _, s := range sessions {
+			ch, stop := p.tab.SessionEvents(s, "Page.fileChooserOpened")
+			defer stop()
+			go func(s string) {
+				for ev := range ch {
+					got <- opened{s, ev.Params}
+					return
+				}
+			}(s)
+			if s != "" {
+				p.tab.CallSession(ctx, s, "Page.enable", nil, nil)
+			}
+			if err := p.tab.CallSession(ctx, s, "Page.setInterceptFileChooserDialog", map[string]any{"enabled": true}, nil); err != nil {
+				return nil, wrapCDP(ctx, err)
+			}
+			defer p.tab.CallSession(context.WithoutCancel(ctx), s, "Page.setInterceptFileChooserDialog", map[string]any{"enabled": false}, nil)
+		}
+		click, err := p.Click(ctx, loc, ClickOptions{Settle: Settle{Quiet: 0, Cap: 1}})
+		if err != nil {
+			return nil, err
+		}
+		res.Element = click.Element
+		wait := 5 * time.Second
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl)-margin < wait {
+			wait = time.Until(dl) - margin
+		}
+		timer := time.NewTimer(wait)
+		defer timer.Stop()
+		var op opened
+		select {
+		case op = <-got:
+		case <-timer.C:
+			return nil, output.Errorf("upload-failed", "clicking %s opened no file chooser; locate the file input itself (e.g. --css 'input[type=file]')", describeEl(click.Element)).With("element", click.Element)
+		case <-ctx.Done():
+			return nil, output.Wrap("timeout", ctx.Err(), "waiting for the file chooser")
+		}
+		json.Unmarshal(op.params, &chooser)
+		if chooser.Mode == "selectSingle" && len(files) > 1 {
+			return nil, output.Usage("the file chooser of %s takes one file, got %d", describeEl(click.Element), len(files))
+		}
+		session = op.session
+		if err := p.tab.CallSession(ctx, session, "DOM.setFileInputFiles", map[string]any{"files": canon, "backendNodeId": chooser.BackendNodeID}, nil); err != nil {
+			return nil, output.Wrap("upload-failed", err, "setting the files")
+		}
+		var r struct {
+			Object remote `json:"object"`
+		}
+		if err := p.tab.CallSession(ctx, session, "DOM.resolveNode", map[string]any{"backendNodeId": chooser.BackendNodeID}, &r); err != nil {
+			return nil, wrapCDP(ctx, err)
+		}
+		inputObj = r.Object.ObjectID
+		res.set("via", "chooser")
+	}
+	// Verify: the input must hold exactly these files now.
+	var v struct {
+		Act struct {
+			Count int `json:"count"`
+			Files []struct {
+				Name string `json:"name"`
+				Size int64  `json:"size"`
+			} `json:"files"`
+		} `json:"act"`
+	}
+	f := &frame{session: session}
+	if err := p.callValue(ctx, f, inputObj, map[string]any{"op": "ref", "act": map[string]any{"kind": "files"}}, &v); err != nil {
+		return nil, err
+	}
+	if v.Act.Count != len(files) {
+		return nil, output.Errorf("upload-failed", "the input holds %d file(s) after setting %d", v.Act.Count, len(files)).With("element", res.Element)
+	}
+	res.set("files", files)
+	res.set("count", len(files))
+	res.After = w.settle(ctx, settle, start)
+	return res, nil
+}
+
+// inputObject is the objectId of the file input an outcome acted on (the
+// located element, or the input of a located label).
+func (p *Page) inputObject(ctx context.Context, loc Locator, out *outcome) (string, error) {
+	if out.obj != "" {
+		r, err := p.call(ctx, out.frame, out.obj, map[string]any{"op": "refElement", "control": true}, byObject)
+		if err != nil {
+			return "", err
+		}
+		return r.ObjectID, nil
+	}
+	l := loc
+	l.Nth = NoNth
+	r, err := p.call(ctx, out.frame, "", map[string]any{"op": "element", "loc": l, "need": needAny, "pick": out.local, "control": true}, byObject)
+	if err != nil {
+		return "", err
+	}
+	if r.Subtype != "node" {
+		return "", output.Errorf("upload-failed", "the file input moved while uploading; try again")
+	}
+	return r.ObjectID, nil
+}
