@@ -76,7 +76,7 @@ func Read(ctx context.Context, p *cdp.Page, o Options, warn func(reason, message
 	}
 	res.Timing.ReadyMs = time.Since(start).Milliseconds()
 	readStart := time.Now()
-	snap, err := Take(ctx, p, SnapOptions{NoFrames: !needsFrameContent(o.Include)})
+	snap, err := Take(ctx, p, SnapOptions{})
 	if err != nil {
 		return nil, wrapCDP(ctx, err, "reading the page")
 	}
@@ -108,19 +108,6 @@ func Read(ctx context.Context, p *cdp.Page, o Options, warn func(reason, message
 	res.Result = er
 	res.Timing.TotalMs = time.Since(start).Milliseconds()
 	return res, nil
-}
-
-// needsFrameContent: frame documents are read only for fields made of content.
-func needsFrameContent(include map[string]bool) bool {
-	if include == nil {
-		return true
-	}
-	for k, v := range include {
-		if v && k != extract.FieldFrames && !alwaysThere[k] {
-			return true
-		}
-	}
-	return false
 }
 
 // alwaysThere are the result keys printed whatever --include says; naming them

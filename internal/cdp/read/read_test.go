@@ -182,6 +182,10 @@ func TestFrames(t *testing.T) {
 			if res.Timing.ReadMs > 1000 {
 				t.Errorf("reading frames took %d ms", res.Timing.ReadMs)
 			}
+			only := mustRead(t, p, Options{Include: map[string]bool{"frames": true}})
+			if len(only.Frames) != len(want) || only.Text != "" {
+				t.Errorf("--include frames: %+v", only.Result)
+			}
 			// A second read on the same connection finds the frames again.
 			again := mustRead(t, p, Options{Include: map[string]bool{"text": true}})
 			if !strings.Contains(again.Text, "Cross-origin frame text.") {

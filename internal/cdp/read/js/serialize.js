@@ -115,10 +115,13 @@
       const id = prefix + (++frameCount);
       frameIDs.set(el, id);
       out.push('<', tag, ' data-dtb-frame="', id, '"></', tag, '>');
-      if (!o.frames) return;
+      const src = el.src || (el.hasAttribute('srcdoc') ? 'about:srcdoc' : 'about:blank');
+      if (!o.frames) {
+        frames.push({ id: id, url: src, origin: originOf(src), name: el.name || '', read: false, error: 'frames not read' });
+        return;
+      }
       let cd = null;
       try { cd = el.contentDocument; } catch (e) { cd = null; }
-      const src = el.src || (el.hasAttribute('srcdoc') ? 'about:srcdoc' : 'about:blank');
       if (cd && cd.documentElement) {
         const w = cd.defaultView;
         const entry = { id: id, url: cd.URL, origin: w ? w.origin : originOf(cd.URL), title: cd.title, read: true, html: '' };
