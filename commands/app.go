@@ -67,6 +67,7 @@ func run(ctx context.Context, args []string, streams IO) int {
 
 	normalized, err := normalizeArgs(app, args)
 	if err == nil {
+		onlyFlagsOf(app, normalized)
 		err = app.RunContext(ctx, normalized)
 	}
 	if err == nil {
@@ -76,6 +77,28 @@ func run(ctx context.Context, args []string, streams IO) int {
 		err = output.Wrap("interrupted", err, "interrupted")
 	}
 	return inv.printer.Fail(err)
+}
+
+// onlyFlagsOf leaves out the flags of the top-level commands this run does not
+// invoke (on copies: the registered commands are shared). urfave's App.Setup
+// renders the help line of every categorized flag of every command, which costs
+// more than a short browser command's own work. Help, --version and completion
+// runs, and setup commands (completion reads the whole tree), keep everything.
+func onlyFlagsOf(app *cli.App, args []string) {
+	if len(args) < 2 {
+		return
+	}
+	cmd := findCommand(app.Commands, args[1])
+	if cmd == nil || cmd.Category == catSetup {
+		return
+	}
+	for i, c := range app.Commands {
+		if c != cmd {
+			cp := *c
+			cp.Flags = nil
+			app.Commands[i] = &cp
+		}
+	}
 }
 
 func isReason(err error, reason string) bool {
@@ -142,10 +165,11 @@ func dedupFlags(flags []cli.Flag) []cli.Flag {
 	seen := map[string]bool{}
 	out := flags[:0:0]
 	for _, f := range flags {
-		if seen[f.Names()[0]] {
+		name := f.Names()[0] // Names runs a regexp per name in urfave/cli: once
+		if seen[name] {
 			continue
 		}
-		seen[f.Names()[0]] = true
+		seen[name] = true
 		out = append(out, f)
 	}
 	return out
@@ -208,11 +232,15 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 	}
 	var flagsBefore []string
 	rest := args[1:]
-	// Flags typed before the subcommand.
+	// Flags typed before the subcommand. The arity table of every command's
+	// flags costs a regexp per flag name inside urfave/cli (FlagNames), so it is
+	// built only when a flag does come first: not on the hot path of a command.
 	anyArity := map[string]bool{}
-	for _, c := range app.Commands {
-		for k, v := range flagArity(c.Flags) {
-			anyArity[k] = anyArity[k] || v
+	if len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
+		for _, c := range app.Commands {
+			for k, v := range flagArity(c.Flags) {
+				anyArity[k] = anyArity[k] || v
+			}
 		}
 	}
 	i := 0
