@@ -55,7 +55,9 @@ func TestMain(m *testing.M) {
 }
 
 func chromeBinary() string {
-	for _, b := range []string{os.Getenv("DTB_CHROME"), "chromium-headless-shell", "/usr/lib/chromium/chromium-headless-shell", "chromium", "google-chrome"} {
+	// The full browser first: it isolates sites, so the cross-site frame of the
+	// fixtures is out of process (the headless shell keeps it in process).
+	for _, b := range []string{os.Getenv("DTB_CHROME"), "chromium", "google-chrome", "chromium-headless-shell", "/usr/lib/chromium/chromium-headless-shell"} {
 		if b == "" {
 			continue
 		}

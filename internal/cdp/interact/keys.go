@@ -88,6 +88,11 @@ func init() {
 	for _, p := range punct {
 		add(keyDef{key: p.key, code: p.code, keyCode: p.kc, text: p.key, shiftKey: p.shift})
 	}
+	for k, d := range keyDefs {
+		if d.shiftKey != "" && d.shiftKey != k {
+			shifted[d.shiftKey] = k
+		}
+	}
 }
 
 func itoa(i int) string {
@@ -97,16 +102,9 @@ func itoa(i int) string {
 	return "1" + string(rune('0'+i-10))
 }
 
-// shifted maps a character typed with Shift to its unshifted key.
-var shifted = func() map[string]string {
-	m := map[string]string{}
-	for k, d := range keyDefs {
-		if d.shiftKey != "" && d.shiftKey != k {
-			m[d.shiftKey] = k
-		}
-	}
-	return m
-}()
+// shifted maps a character typed with Shift to its unshifted key (filled by
+// init, after keyDefs).
+var shifted = map[string]string{}
 
 // KeyEvent is one resolved key of a combination.
 type KeyEvent struct {

@@ -282,6 +282,9 @@ func usageOf(v json.RawMessage) error {
 }
 
 func wrapCDP(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
 	var oe *output.Error
 	if errors.As(err, &oe) {
 		return err
