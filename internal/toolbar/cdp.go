@@ -123,6 +123,8 @@ func (t *CDP) call(ctx context.Context, op string, o bridgeOptions) (json.RawMes
 		ErrorName string          `json:"errorName"`
 		Instances []string        `json:"instances"`
 		Protocol  any             `json:"protocolVersion"`
+		URL       string          `json:"url"`
+		Title     string          `json:"title"`
 	}
 	if err := json.Unmarshal([]byte(text), &ans); err != nil {
 		return nil, output.Errorf("no-toolbar", "unexpected answer from the page: %v", err)
@@ -130,10 +132,14 @@ func (t *CDP) call(ctx context.Context, op string, o bridgeOptions) (json.RawMes
 	if ans.Failed == "" {
 		return ans.Doc, nil
 	}
-	where := fmt.Sprintf("tab %s (%s)", firstNonEmpty(t.Tab.Alias, t.Tab.ID), t.Tab.URL)
+	tab := t.Tab
+	if tab.URL == "" {
+		tab.URL, tab.Title = ans.URL, ans.Title
+	}
+	where := fmt.Sprintf("tab %s (%s)", firstNonEmpty(tab.Alias, tab.ID), tab.URL)
 	switch ans.Failed {
 	case "no-toolbar":
-		e := output.Errorf("no-toolbar", "no dev toolbar agent bridge in %s: looked for globalThis.%s (protocolVersion 2 with instances); is agentBridge() in the toolbar's extensions and has the toolbar rendered?", where, o.GlobalName).With("global", o.GlobalName).With("tab", t.Tab)
+		e := output.Errorf("no-toolbar", "no dev toolbar agent bridge in %s: looked for globalThis.%s (protocolVersion 2 with instances); is agentBridge() in the toolbar's extensions and has the toolbar rendered?", where, o.GlobalName).With("global", o.GlobalName).With("tab", tab)
 		if ans.Detail == "not-a-registry" {
 			e.Message = fmt.Sprintf("globalThis.%s in %s is not a protocol-2 agent bridge registry (protocolVersion %v)", o.GlobalName, where, ans.Protocol)
 		}

@@ -3,6 +3,8 @@
 // survives and an unserialisable result becomes an error instead of a CDP failure.
 async (op, o) => {
   const answer = (v) => {
+    // A failure names the tab it happened in (dtb knows only the target id).
+    if (v.failed) Object.assign(v, { url: location.href, title: document.title });
     try {
       return JSON.stringify(v);
     } catch (e) {
