@@ -407,6 +407,10 @@ function nativeName(el, st, role) {
       if (el.hasAttribute('value')) return el.getAttribute('value');
       return ty === 'submit' ? 'Submit' : ty === 'reset' ? 'Reset' : labelName(el, st);
     }
+    if (ty === 'file') {
+      // Chromium names it after its button (English UI strings).
+      return labelName(el, st) || (el.multiple ? 'Choose Files' : 'Choose File');
+    }
     if (ty === 'image') {
       return el.getAttribute('alt') || el.getAttribute('value') || el.getAttribute('title') || 'Submit';
     }
