@@ -418,3 +418,46 @@ func TestPageTextIsData(t *testing.T) {
 		t.Errorf("title %q text %q", res.Title, res.Text)
 	}
 }
+
+// The tracker goes into documents the tab loads while dtb is connected from
+// their first node (early), and into the current document at once.
+func TestTrackerFollowsNavigation(t *testing.T) {
+	t.Parallel()
+	s := session(t, "")
+	p := openTab(t, s, fixture("read/quiet.html"))
+	ctx := tctx(t)
+	if err := Track(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	state := func() string {
+		raw, err := p.Evaluate(ctx, `(() => { const t = window[Symbol.for('dtb.quiet')]; return location.pathname + ' ' + document.readyState + ' ' + (t ? (t.early ? 'early' : 'late') : 'none'); })()`, false)
+		if err != nil {
+			return err.Error()
+		}
+		var s string
+		json.Unmarshal(raw, &s)
+		return s
+	}
+	if got := state(); got != "/read/quiet.html complete late" {
+		t.Fatalf("after Track: %q", got)
+	}
+	if _, err := p.Evaluate(ctx, `location.href = "/read/late.html"`, false); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	got := ""
+	for time.Now().Before(deadline) {
+		if got = state(); strings.HasPrefix(got, "/read/late.html complete") {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got != "/read/late.html complete early" {
+		t.Fatalf("after navigating: %q", got)
+	}
+	// The early tracker saw the late content arrive: readiness waits for it.
+	rd, err := WaitReady(ctx, p, ReadyOptions{Quiet: 300 * time.Millisecond, Conditions: Conditions{CSS: "#results"}})
+	if err != nil || rd.Basis == "" {
+		t.Fatalf("readiness %+v, %v", rd, err)
+	}
+}

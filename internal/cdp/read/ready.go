@@ -142,8 +142,12 @@ func Track(ctx context.Context, p *cdp.Page) error {
 }
 
 // AddTracker adds the tracker as a new-document script only (before a
-// navigation: the new document is then watched from its first node).
+// navigation: the new document is then watched from its first node). New-document
+// scripts run only while the Page domain is enabled on the connection.
 func AddTracker(ctx context.Context, p *cdp.Page) error {
+	if err := p.Call(ctx, "Page.enable", nil, nil); err != nil {
+		return err
+	}
 	return p.Call(ctx, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": newDocumentTracker()}, nil)
 }
 
