@@ -79,9 +79,14 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tw := &trackingWriter{ResponseWriter: w}
+	start := time.Now()
 	defer func() {
 		v := recover()
 		if v == nil {
+			// Successful check-ins arrive every poll; logging them would drown the rest.
+			if !(r.Method == http.MethodPost && pathname == s.base+"/state" && tw.status == http.StatusOK) {
+				s.logf("relay: %s %s %d (%d ms)", r.Method, raw, tw.status, time.Since(start).Milliseconds())
+			}
 			return
 		}
 		if v == http.ErrAbortHandler {
@@ -329,19 +334,22 @@ func jsTrim(s string) string {
 }
 
 // trackingWriter remembers whether an answer was started, so a recovered panic
-// never writes a second one.
+// never writes a second one, and its status for the request log.
 type trackingWriter struct {
 	http.ResponseWriter
-	wrote bool
+	wrote  bool
+	status int // for the request log; 0 when the caller left before an answer
 }
 
 func (t *trackingWriter) WriteHeader(code int) {
-	t.wrote = true
+	t.wrote, t.status = true, code
 	t.ResponseWriter.WriteHeader(code)
 }
 
 func (t *trackingWriter) Write(b []byte) (int, error) {
-	t.wrote = true
+	if !t.wrote {
+		t.wrote, t.status = true, http.StatusOK
+	}
 	return t.ResponseWriter.Write(b)
 }
 

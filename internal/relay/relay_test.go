@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -700,7 +701,8 @@ func TestPanicIsMiddlewareError(t *testing.T) {
 	r := rt.checkIn("{}")
 	expectReason(t, r, 500, "middleware-error")
 	expectKeys(t, r.obj, "ok", "reason", "message")
-	if r.str("message") != "The dev-toolbar middleware threw while handling this request: boom" || len(logged) != 1 {
+	if r.str("message") != "The dev-toolbar middleware threw while handling this request: boom" || len(logged) != 1 ||
+		!strings.Contains(logged[0], "panicked: boom") {
 		t.Errorf("%s / %v", r.raw, logged)
 	}
 	// The relay still works.
@@ -718,5 +720,34 @@ func TestDuplicateSnapshotsAreTolerated(t *testing.T) {
 	}
 	if r := rt.do("GET", "/__dev-toolbar/state", ""); r.status != 200 || r.field("connection", "reporters") != number("1") {
 		t.Errorf("%s", r.raw)
+	}
+}
+
+func TestRequestLog(t *testing.T) {
+	var mu sync.Mutex
+	var logged []string
+	rt := newRelay(t, Options{Logf: func(f string, a ...any) {
+		mu.Lock()
+		logged = append(logged, fmt.Sprintf(f, a...))
+		mu.Unlock()
+	}})
+	rt.checkIn(body("tab-a", true, miniSnapshot))
+	rt.checkIn(body("tab-a", true, ""))
+	rt.checkIn("nope")
+	rt.do("GET", "/__dev-toolbar/state?reporter=tab-a", "")
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{
+		`^relay: page "tab-a" checked in for the first time$`,
+		`^relay: POST /__dev-toolbar/state 400 \(\d+ ms\)$`,
+		`^relay: GET /__dev-toolbar/state\?reporter=tab-a 200 \(\d+ ms\)$`,
+	}
+	if len(logged) != len(want) {
+		t.Fatalf("logged %q", logged)
+	}
+	for i, w := range want {
+		if !regexp.MustCompile(w).MatchString(logged[i]) {
+			t.Errorf("line %d: %q", i, logged[i])
+		}
 	}
 }

@@ -171,6 +171,7 @@ func (s *Server) slotFor(id string, now int64) *slot {
 	}
 	sl := &slot{id: id, seenAt: now, outstanding: map[string]struct{}{}}
 	st.slots[id] = sl
+	s.logf("relay: page %s checked in for the first time", quote(id))
 	return sl
 }
 
