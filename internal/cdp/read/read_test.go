@@ -461,3 +461,14 @@ func TestTrackerFollowsNavigation(t *testing.T) {
 		t.Fatalf("readiness %+v, %v", rd, err)
 	}
 }
+
+// Changes inside a shadow root count as DOM changes: readiness waits for them.
+func TestShadowRootChangesDelayReadiness(t *testing.T) {
+	t.Parallel()
+	s := session(t, "")
+	p := openTab(t, s, fixture("read/shadow-late.html"))
+	res := mustRead(t, p, Options{Ready: ReadyOptions{Quiet: 300 * time.Millisecond}, Include: map[string]bool{"text": true}})
+	if !strings.Contains(res.Text, "Feed complete") {
+		t.Errorf("read before the shadow root changed: %q (readiness %+v)", res.Text, res.Readiness)
+	}
+}

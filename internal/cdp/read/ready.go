@@ -117,7 +117,6 @@ type readyArgs struct {
 	CSS  string `json:"css,omitempty"`
 	Text string `json:"text,omitempty"`
 	URL  string `json:"url,omitempty"`
-	Scan bool   `json:"scan"`
 }
 
 // newDocumentTracker is the tracker as a script for every new document.
@@ -198,7 +197,7 @@ func WaitReady(ctx context.Context, p *cdp.Page, o ReadyOptions) (*Readiness, er
 		}
 	}
 	quiet := float64(o.Quiet.Milliseconds())
-	args := readyArgs{CSS: o.CSS, Text: o.Text, URL: o.URL, Scan: true}
+	args := readyArgs{CSS: o.CSS, Text: o.Text, URL: o.URL}
 	rd := &Readiness{}
 	evidence := false
 	var probeUntil float64
@@ -219,7 +218,6 @@ func WaitReady(ctx context.Context, p *cdp.Page, o ReadyOptions) (*Readiness, er
 		}
 		if s != nil {
 			polls++
-			args.Scan = false
 			if s.BadSelector != "" {
 				return nil, output.Usage("--wait-css %q is not a valid selector: %s", o.CSS, s.BadSelector)
 			}

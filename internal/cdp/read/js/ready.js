@@ -1,8 +1,8 @@
 // ready: one readiness observation of the page, for the Go side's wait loop.
 // install is the tracker function (tracker.js); opts is JSON:
 //   {css, text, url}  the explicit wait conditions ("" when not asked)
-//   scan              look for shadow roots made since the tracker started
-// Every same-origin frame's document counts: the tracker is installed into
+// Each observation also looks for open shadow roots the tracker does not watch
+// yet. Every same-origin frame's document counts: the tracker is installed into
 // each window that lacks one (reported as fresh), and the page is as loaded as
 // its least loaded document and as quiet as its most recently changed one.
 // Times are epoch milliseconds.
@@ -32,7 +32,7 @@
     if (rank[doc.readyState] < rank[out.readyState]) out.readyState = doc.readyState;
     if (w === window) out.early = t.early;
     if (t.fresh) out.fresh = true;
-    if (opts.scan && !t.fresh && w[KEY] && w[KEY].scan) w[KEY].scan();
+    if (!t.fresh && w[KEY] && w[KEY].scan) w[KEY].scan();
     out.since = Math.max(out.since, t.since);
     out.last = Math.max(out.last, t.last);
     const perf = w.performance;

@@ -7,10 +7,12 @@
 // the second call only reports the state.
 //
 // A mutation is any childList, characterData or attribute change in the
-// document or in a shadow root (attachShadow is wrapped so new roots are
-// watched; existing open roots are found on the first install), except changes
-// of the style attribute alone: script-driven animations rewrite it every frame
-// and do not change what there is to read.
+// document or in an open shadow root, except changes of the style attribute
+// alone: script-driven animations rewrite it every frame and do not change what
+// there is to read. Open shadow roots are watched as they are found: on the
+// first install, on elements the document gains, and on every readiness
+// observation (scan). The page's own objects are left alone: no prototype is
+// patched, and the tracker lives in a non-enumerable symbol property.
 //
 // Times are epoch milliseconds (performance.timeOrigin + performance.now()), so
 // they compare across frames. win is the window to install into (a same-origin
@@ -24,26 +26,44 @@
   let fresh = false;
   if (!t) {
     fresh = true;
-    t = { since: now(), last: 0, count: 0, early: !!early, roots: null, scan: null };
+    t = { since: now(), last: 0, count: 0, early: !!early, scan: null };
     const watched = new WeakSet();
+    let observe = null;
+    // roots: open shadow roots of an element added to the DOM and of its subtree.
+    const roots = (el) => {
+      if (el.shadowRoot) observe(el.shadowRoot);
+      if (el.firstElementChild) {
+        const all = el.querySelectorAll('*');
+        for (let i = 0; i < all.length; i++) if (all[i].shadowRoot) observe(all[i].shadowRoot);
+      }
+    };
     const mo = new win.MutationObserver((records) => {
+      let changed = false;
       for (let i = 0; i < records.length; i++) {
         const r = records[i];
         if (r.type === 'attributes' && r.attributeName === 'style') continue;
+        changed = true;
+        if (r.type === 'childList') {
+          for (let j = 0; j < r.addedNodes.length; j++) {
+            const n = r.addedNodes[j];
+            if (n.nodeType === 1) roots(n);
+          }
+        }
+      }
+      if (changed) {
         t.last = now();
         t.count++;
-        return;
       }
     });
     const opts = { subtree: true, childList: true, characterData: true, attributes: true };
-    const observe = (root) => {
+    observe = (root) => {
       if (root && !watched.has(root)) {
         watched.add(root);
         mo.observe(root, opts);
       }
     };
-    // scan finds open shadow roots made before the tracker (or by the parser,
-    // which does not call attachShadow).
+    // scan finds open shadow roots not seen yet: made before the tracker, or
+    // attached to an element already in the document (a late upgrade).
     t.scan = () => {
       const visit = (root) => {
         const all = root.querySelectorAll('*');
@@ -58,15 +78,6 @@
       try { visit(win.document); } catch (e) { /* a document being replaced */ }
     };
     observe(win.document);
-    const proto = win.Element && win.Element.prototype;
-    const orig = proto && proto.attachShadow;
-    if (orig) {
-      proto.attachShadow = function attachShadow(init) {
-        const root = orig.call(this, init);
-        try { observe(root); } catch (e) { /* never break the page */ }
-        return root;
-      };
-    }
     Object.defineProperty(win, KEY, { value: t, configurable: true, enumerable: false, writable: false });
     if (!early) t.scan();
   }
