@@ -550,3 +550,32 @@ func TestStopNeverEndsAttached(t *testing.T) {
 		t.Fatal("the attached browser was ended")
 	}
 }
+
+// TestAutoConnect finds the shared browser through a DevToolsActivePort file in
+// a default profile directory (a fake home).
+func TestAutoConnect(t *testing.T) {
+	needBrowser(t)
+	cfgHome := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfgHome)
+	t.Setenv("HOME", t.TempDir())
+	ctx := tctx(t)
+	if _, _, err := AutoConnect(ctx, time.Second); reason(err) != "no-browser" {
+		t.Fatalf("no profile: %v", err)
+	}
+	dir := cfgHome + "/chromium"
+	os.MkdirAll(dir, 0o700)
+	port := shared.Endpoint[len("http://127.0.0.1:"):]
+	os.WriteFile(dir+"/DevToolsActivePort", []byte(port+"\n"+pathOf(shared.WebSocket)+"\n"), 0o600)
+	s, err := Open(ctx, Config{StateDir: t.TempDir(), AutoConnect: true, ConnectTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	b, err := s.Browser(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.Attached || b.Source != "auto-connect" || pathOf(b.WebSocket) != pathOf(shared.WebSocket) {
+		t.Fatalf("auto-connect: %+v", b)
+	}
+}
