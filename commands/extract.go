@@ -68,8 +68,8 @@ flattened in, same-origin and cross-origin frames are read (see "frames"), hidde
 scripts and styles are left out.
 
 Prints {title, url, text, reader {title, byline, excerpt, text, markdown, length},
-markdown, links [{text, href, sameSite}], headings [{level, text}], frames [{id, url,
-origin, read, error}], warnings, readiness {ms, timedOut, loaded, quietMs, basis,
+markdown, links [{text, href, sameSite}], headings [{level, text}], frames [{id, frameId,
+url, origin, name, read, error}], warnings, readiness {ms, timedOut, loaded, quietMs, basis,
 conditions}, tab {id, alias}, status, timing}. --include keeps only the named fields
 (title, url, warnings, readiness, tab and timing are always there) and computes nothing
 else; --max-chars cuts text, markdown and reader text with a "…[truncated N chars]" marker.

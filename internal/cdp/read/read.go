@@ -31,6 +31,9 @@ type Options struct {
 // the tab and timings.
 type Result struct {
 	*extract.Result
+	// Frames replaces extract's list: the same entries plus the browser's frame
+	// id and the frame's name.
+	Frames    []Frame     `json:"frames,omitempty"`
 	Readiness *Readiness  `json:"readiness"`
 	Tab       *cdp.TabRef `json:"tab,omitempty"`
 	Timing    Timing      `json:"timing"`
@@ -104,6 +107,10 @@ func Read(ctx context.Context, p *cdp.Page, o Options, warn func(reason, message
 				warn("truncated", w, nil)
 			}
 		}
+	}
+	if er.Frames != nil {
+		res.Frames = snap.Frames
+		er.Frames = nil
 	}
 	res.Result = er
 	res.Timing.TotalMs = time.Since(start).Milliseconds()

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
-	"github.com/dtb-cli/dtb/internal/extract"
 	"github.com/dtb-cli/dtb/internal/output"
 )
 
@@ -146,7 +145,7 @@ func TestFrames(t *testing.T) {
 				}
 			}
 			res := mustRead(t, p, Options{})
-			byID := map[string]extract.Frame{}
+			byID := map[string]Frame{}
 			for _, f := range res.Frames {
 				byID[f.ID] = f
 			}
@@ -161,6 +160,14 @@ func TestFrames(t *testing.T) {
 				if !ok || !f.Read || f.Origin != origin {
 					t.Errorf("frame %s: %+v (ok %v), want read with origin %s", id, f, ok, origin)
 				}
+			}
+			for _, f := range res.Frames {
+				if len(f.FrameID) != 32 {
+					t.Errorf("frame %s has no browser frame id: %+v", f.ID, f)
+				}
+			}
+			if byID["f2"].FrameID == byID["f1"].FrameID {
+				t.Errorf("frame ids not distinct: %+v", res.Frames)
 			}
 			if len(res.Frames) != len(want) {
 				t.Errorf("frames %+v: the zero-size frame must not be listed", res.Frames)

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -34,13 +35,29 @@ type SnapOptions struct {
 	MaxFrameDepth int
 }
 
+// Frame is one rendered frame of a snapshot.
+type Frame struct {
+	// ID is dtb's id: f1, f2 … in flat-tree order, f2.1 inside f2.
+	ID string `json:"id"`
+	// FrameID is the browser's frame id (what --frame of the interaction
+	// commands takes); "" when it could not be told.
+	FrameID string `json:"frameId,omitempty"`
+	URL     string `json:"url"`
+	Origin  string `json:"origin,omitempty"`
+	// Name is the frame element's name attribute.
+	Name  string `json:"name,omitempty"`
+	Read  bool   `json:"read"`
+	Error string `json:"error,omitempty"`
+	HTML  string `json:"-"`
+}
+
 // Snapshot is the page as serialize.js read it.
 type Snapshot struct {
 	URL    string
 	Title  string
 	Origin string
 	HTML   string
-	Frames []extract.Frame
+	Frames []Frame
 	Nodes  int
 	// PageMs is the time the page-side pass took.
 	PageMs int64
@@ -48,7 +65,11 @@ type Snapshot struct {
 
 // Input is the snapshot as internal/extract's input.
 func (s *Snapshot) Input() extract.Input {
-	return extract.Input{URL: s.URL, Title: s.Title, HTML: s.HTML, Frames: s.Frames}
+	in := extract.Input{URL: s.URL, Title: s.Title, HTML: s.HTML}
+	for _, f := range s.Frames {
+		in.Frames = append(in.Frames, extract.Frame{ID: f.ID, URL: f.URL, Origin: f.Origin, HTML: f.HTML, Read: f.Read, Error: f.Error})
+	}
+	return in
 }
 
 type serialOpts struct {
@@ -60,6 +81,7 @@ type serialOpts struct {
 
 type rawFrame struct {
 	ID      string `json:"id"`
+	FrameID string `json:"-"`
 	URL     string `json:"url"`
 	Origin  string `json:"origin"`
 	Title   string `json:"title"`
@@ -104,23 +126,24 @@ func Take(ctx context.Context, p *cdp.Page, o SnapOptions) (*Snapshot, error) {
 	}
 	snap := &Snapshot{URL: doc.URL, Title: doc.Title, Origin: doc.Origin, HTML: doc.HTML, Nodes: doc.Nodes, PageMs: doc.Ms}
 	frames := doc.Frames
-	if !o.NoFrames && hasPending(frames) {
+	if !o.NoFrames && len(frames) > 0 {
+		// The browser's ids of the frames, and the content of the cross-origin ones.
 		fctx, cancel := context.WithTimeout(ctx, o.FrameTimeout)
 		r := &frameReader{opts: o, frames: map[string]*rawFrame{}}
 		for i := range frames {
 			r.order = append(r.order, frames[i].ID)
 			r.frames[frames[i].ID] = &frames[i]
 		}
-		r.readSession(fctx, p, 0, 1)
+		r.readSession(fctx, p, hasPending(frames), 1)
 		cancel()
 		frames = r.list()
 	}
 	for _, f := range frames {
-		ef := extract.Frame{ID: f.ID, URL: f.URL, Origin: f.Origin, HTML: f.HTML, Read: f.Read, Error: f.Error}
-		if f.Pending && !f.Read && ef.Error == "" {
-			ef.Error = "cross-origin frame could not be reached"
+		sf := Frame{ID: f.ID, FrameID: f.FrameID, URL: f.URL, Origin: f.Origin, Name: f.Name, HTML: f.HTML, Read: f.Read, Error: f.Error}
+		if f.Pending && !f.Read && sf.Error == "" {
+			sf.Error = "cross-origin frame could not be reached"
 		}
-		snap.Frames = append(snap.Frames, ef)
+		snap.Frames = append(snap.Frames, sf)
 	}
 	return snap, nil
 }
@@ -225,21 +248,34 @@ type attached struct {
 	} `json:"targetInfo"`
 }
 
-// readSession reads the pending frames reachable from session s, whose main
-// frame's document was serialised in s's main world. Frames in s's process
-// (cross-origin but same-site, or any with site isolation off) are read in
-// isolated worlds; out-of-process frames are attached and read in their own
-// session, recursively.
-func (r *frameReader) readSession(ctx context.Context, s *cdp.Page, _ int, depth int) {
+// setFrameID records the browser's id of frame id.
+func (r *frameReader) setFrameID(id, frameID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if f := r.frames[id]; f != nil {
+		f.FrameID = frameID
+	}
+}
+
+// readSession matches the frames of session s (whose main frame's document was
+// serialised in s's main world) to the browser's frame ids and, with attach,
+// reads the pending cross-origin ones: those in s's process (cross-origin but
+// same-site, or any with site isolation off) in isolated worlds, out-of-process
+// ones in the session Target.setAutoAttach gives them, recursively.
+func (r *frameReader) readSession(ctx context.Context, s *cdp.Page, attach bool, depth int) {
 	if depth > r.opts.MaxFrameDepth {
 		return
 	}
 	events, stop := s.Events("Target.attachedToTarget")
 	defer stop()
 	autoErr := make(chan error, 1)
-	go func() {
-		autoErr <- s.Call(ctx, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}, nil)
-	}()
+	if attach {
+		go func() {
+			autoErr <- s.Call(ctx, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}, nil)
+		}()
+	} else {
+		autoErr <- errors.New("not attaching")
+	}
 
 	// walked maps a frame id to the world that serialised its document (0: the
 	// main world).
@@ -261,6 +297,7 @@ func (r *frameReader) readSession(ctx context.Context, s *cdp.Page, _ int, depth
 			if id == "" {
 				continue
 			}
+			r.setFrameID(id, ft.Frame.ID)
 			if r.pending(id) {
 				w, doc, err := readInWorld(ctx, s, ft.Frame.ID, id, r.opts)
 				r.fill(id, doc, err)
@@ -305,6 +342,7 @@ func (r *frameReader) readSession(ctx context.Context, s *cdp.Page, _ int, depth
 			if id == "" || !r.pending(id) {
 				continue
 			}
+			r.setFrameID(id, a.TargetInfo.TargetID)
 			child := s.Child(a.SessionID, a.TargetInfo.TargetID)
 			delegated = append(delegated, id)
 			wg.Add(1)
@@ -312,8 +350,8 @@ func (r *frameReader) readSession(ctx context.Context, s *cdp.Page, _ int, depth
 				defer wg.Done()
 				doc, err := readMain(ctx, child, id, r.opts)
 				r.fill(id, doc, err)
-				if err == nil && hasPending(doc.Frames) {
-					r.readSession(ctx, child, 0, depth+1)
+				if err == nil && len(doc.Frames) > 0 {
+					r.readSession(ctx, child, hasPending(doc.Frames), depth+1)
 				}
 			}()
 		case <-grace.C:
