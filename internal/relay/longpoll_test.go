@@ -16,7 +16,7 @@ func TestAlignedHold(t *testing.T) {
 
 func TestHoldForFollowUps(t *testing.T) {
 	s := &Server{longPollMs: 2000}
-	sl := &slot{outstanding: map[string]struct{}{}, tickAt: 10_000}
+	sl := &slot{id: "tab-a", tickAt: 10_000}
 	for _, c := range []struct{ now, want int64 }{
 		{10_030, 370}, // next tick at +500; released 100 ms before it
 		{10_399, 1},   // …just in time
@@ -36,14 +36,18 @@ func TestHoldForFollowUps(t *testing.T) {
 	if got := s.holdFor(sl, true, 10_123); got != 1900 {
 		t.Errorf("tick-driven: %d", got)
 	}
-	sl.outstanding["c1-1"] = struct{}{}
+	s.state.queue = []*command{{pickedUp: true, pickedBy: "tab-b"}}
+	if got := s.holdFor(sl, true, 10_123); got != 1900 {
+		t.Errorf("another page's command made this one busy")
+	}
+	s.state.queue = append(s.state.queue, &command{pickedUp: true, pickedBy: "tab-a"})
 	if got := s.holdFor(sl, true, 10_123); got != 0 {
 		t.Errorf("a page mid-batch was held for %d", got)
 	}
-	if got := s.holdFor(&slot{outstanding: map[string]struct{}{}}, false, 5); got != 0 {
+	if got := s.holdFor(&slot{}, false, 5); got != 0 {
 		t.Errorf("no tick seen yet: held %d", got)
 	}
-	if got := (&Server{}).holdFor(&slot{outstanding: map[string]struct{}{}}, true, 5); got != 0 {
+	if got := (&Server{}).holdFor(&slot{}, true, 5); got != 0 {
 		t.Errorf("LongPollMs 0 held %d", got)
 	}
 }

@@ -28,10 +28,6 @@ type slot struct {
 	// tickAt is the arrival of its last result-less check-in: those are sent by the
 	// page's poll timer, so they give the phase of its ticks.
 	tickAt int64
-	// outstanding holds the tokens handed to this page that it has not reported on:
-	// while any is left the page is still working through a batch, and a check-in
-	// of its must be answered at once or the batch stalls.
-	outstanding map[string]struct{}
 }
 
 type command struct {
@@ -169,7 +165,7 @@ func (s *Server) slotFor(id string, now int64) *slot {
 			delete(st.slots, oldest.id)
 		}
 	}
-	sl := &slot{id: id, seenAt: now, outstanding: map[string]struct{}{}}
+	sl := &slot{id: id, seenAt: now}
 	st.slots[id] = sl
 	s.logf("relay: page %s checked in for the first time", quote(id))
 	return sl
@@ -233,13 +229,9 @@ func (s *Server) checkIn(body object) ([]*command, *hold) {
 			continue
 		}
 		delivered = true
-		delete(sl.outstanding, token)
 		c := st.byToken[token]
 		if c == nil {
 			continue // unknown, repeated, or late after a timeout
-		}
-		if holder := st.slots[c.pickedBy]; holder != nil {
-			delete(holder.outstanding, token)
 		}
 		outcome, _ := entry.get("outcome")
 		s.settle(c, outcomeReply(c, outcome, id, now))
@@ -270,7 +262,7 @@ func (s *Server) checkIn(body object) ([]*command, *hold) {
 
 // holdFor is how long to hold a check-in of sl that found nothing to pick up.
 func (s *Server) holdFor(sl *slot, tickDriven bool, now int64) int64 {
-	if s.longPollMs == 0 || s.state.closing || len(sl.outstanding) > 0 {
+	if s.longPollMs == 0 || s.state.closing || s.busy(sl) {
 		return 0
 	}
 	limit := alignedHold(s.longPollMs)
@@ -286,6 +278,18 @@ func (s *Server) holdFor(sl *slot, tickDriven bool, now int64) int64 {
 	since := now - sl.tickAt
 	next := sl.tickAt + ((since+tickMarginMs)/pagePollMs+1)*pagePollMs
 	return min(next-tickMarginMs-now, limit)
+}
+
+// busy: the page was handed commands it has not reported on, so it is working
+// through a batch (one by one, each after the previous follow-up's answer), and a
+// check-in of its must be answered at once or the batch stalls.
+func (s *Server) busy(sl *slot) bool {
+	for _, c := range s.state.queue {
+		if c.pickedUp && c.pickedBy == sl.id {
+			return true
+		}
+	}
+	return false
 }
 
 // alignedHold trims a hold so it ends tickMarginMs before a multiple of the page's
@@ -304,7 +308,6 @@ func (s *Server) take(sl *slot) []*command {
 	for _, c := range s.state.queue {
 		if !c.pickedUp && (c.target == "" || c.target == sl.id) {
 			c.pickedUp, c.pickedBy = true, sl.id
-			sl.outstanding[c.token] = struct{}{}
 			s.arm(c) // §4.12: the deadline restarts at pickup
 			out = append(out, c)
 		}
@@ -373,7 +376,6 @@ func (s *Server) abandonHold(h *hold) {
 		for _, c := range cmds {
 			if s.state.byToken[c.token] == c {
 				c.pickedUp, c.pickedBy = false, ""
-				delete(h.slot.outstanding, c.token)
 			}
 		}
 		s.dispatch(s.nowMs())
