@@ -17,7 +17,7 @@ const catReadFlags = "Reading"
 func readyFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.IntFlag{Name: "quiet-ms", Value: int(read.DefaultQuiet / time.Millisecond), Usage: "the DOM must stay unchanged this many `MS` before reading (0: do not wait for quiet)", EnvVars: []string{"DTB_QUIET_MS"}, Category: catReadFlags},
-		&cli.DurationFlag{Name: "ready-timeout", Value: read.DefaultTimeout, Usage: "readiness window; stretches to 30s while the page is still loading. Without a --wait-* condition a timeout only adds a warning", EnvVars: []string{"DTB_READY_TIMEOUT"}, Category: catReadFlags},
+		&cli.DurationFlag{Name: "ready-timeout", Value: read.DefaultTimeout, Usage: "readiness window `DURATION`; stretches to 30s while the page is still loading. Without a --wait-* condition a timeout only adds a warning", EnvVars: []string{"DTB_READY_TIMEOUT"}, Category: catReadFlags},
 	}
 }
 
