@@ -84,12 +84,10 @@ func runRelay(c *cli.Context, inv *invocation) (any, error) {
 }
 
 func relayStartError(err error) error {
-	var e *output.Error
-	if errors.As(err, &e) {
-		return e
+	var oe *relay.OptionError
+	if errors.As(err, &oe) {
+		return &output.Error{Reason: oe.Reason, Message: oe.Message, Cause: err}
 	}
-	if errors.Is(err, relay.ErrNonLoopback) {
-		return output.Wrap("non-loopback-host", err, "refusing to listen")
-	}
-	return output.Wrap("failed", err, "cannot start the relay")
+	// Anything else is the listen itself failing (port in use, permissions).
+	return output.Wrap("listen-failed", err, "cannot start the relay")
 }

@@ -35,6 +35,7 @@ var reasonExit = map[string]int{
 	"full-page-screenshot-unavailable": ExitFailed,
 	"unsupported-results-page":         ExitFailed,
 	"launch-failed":                    ExitFailed,
+	"listen-failed":                    ExitFailed,
 	"cdp-error":                        ExitFailed,
 	"io-error":                         ExitFailed,
 	"not-interactable":                 ExitFailed,
