@@ -6,7 +6,9 @@
 // TestMain builds dtb once, starts a shared relay (dtb relay --static
 // testdata/toolbar --listen 127.0.0.1:0) and launches the browser (dtb browser
 // launch, isolated DTB_STATE_DIR / DTB_CACHE_DIR and session "e2e"). Without
-// Chromium the tests skip, except under CI=true, where that is a failure.
+// Chromium (DTB_CHROME, else chromium-headless-shell or chromium on the PATH) the
+// tests skip, except under CI=true, where that is a failure. E2E_TRACE=1 logs
+// every dtb run with its time and exit code.
 package e2e
 
 import (
@@ -75,13 +77,21 @@ func runMain(m *testing.M) (code int) {
 		"DTB_JSON_ERRORS=1",
 		"NO_COLOR=1",
 	)
+	if p := os.Getenv("DTB_CHROME"); p != "" {
+		baseEnv = append(baseEnv, "DTB_CHROME="+p)
+	}
 
 	shared, err = startRelayProc()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "FAIL: cannot start the shared relay:", err)
 		return 1
 	}
-	defer shared.stop()
+	defer func() {
+		shared.stop()
+		if code != 0 {
+			fmt.Fprintf(os.Stderr, "shared relay %s stderr:\n%s", shared.URL, shared.stderr)
+		}
+	}()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -111,7 +121,11 @@ func runMain(m *testing.M) (code int) {
 	return m.Run()
 }
 
+// chromium is the browser dtb will launch: DTB_CHROME, else the first on the PATH.
 func chromium() string {
+	if p := os.Getenv("DTB_CHROME"); p != "" {
+		return p
+	}
 	for _, n := range []string{"chromium-headless-shell", "chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(n); err == nil {
 			return p

@@ -181,7 +181,7 @@ func TestToolbar(t *testing.T) {
 			waiting <- runDtb(ctx, nil, "", "state", "--relay", fresh.URL, "--until", ".connection.connected", "--timeout", "20s")
 		}()
 		time.Sleep(300 * time.Millisecond) // let it poll a few times with nothing there
-		tab := openTab(t, fresh.page(""))
+		openTab(t, fresh.page(""))
 		r = <-waiting
 		doc := r.ok(t)
 		if get(doc, "connection", "connected") != true || get(doc, "shell", "mounted") != true {
@@ -193,7 +193,6 @@ func TestToolbar(t *testing.T) {
 		if get(e, "lastState", "visible") != true {
 			t.Errorf("timeout with a page: %v", e)
 		}
-		_ = tab
 	})
 
 	t.Run("allowRun=0", func(t *testing.T) {
