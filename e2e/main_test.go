@@ -459,23 +459,38 @@ func decode(t *testing.T, s string) any {
 // topKeys are the top-level keys of a JSON object, in document order.
 func topKeys(t *testing.T, s string) []string {
 	t.Helper()
-	dec := json.NewDecoder(strings.NewReader(s))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		t.Fatalf("not a JSON object: %s", s)
-	}
 	var keys []string
+	for _, m := range members(t, s) {
+		keys = append(keys, m[0])
+	}
+	return keys
+}
+
+// members are a JSON object's top-level members in document order, each value
+// compacted but otherwise byte for byte (key order, number literals, escapes).
+func members(t *testing.T, doc string) [][2]string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(doc))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not a JSON object: %s", doc)
+	}
+	var out [][2]string
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
 			t.Fatal(err)
 		}
-		keys = append(keys, tok.(string))
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
 			t.Fatal(err)
 		}
+		var c bytes.Buffer
+		if err := json.Compact(&c, raw); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, [2]string{tok.(string), c.String()})
 	}
-	return keys
+	return out
 }
 
 func get(v any, path ...string) any {

@@ -61,7 +61,34 @@ func TestToolbar(t *testing.T) {
 			t.Errorf("cdp connection.via %v", got)
 		}
 
-		// Everything but the connection is the same document.
+		// Everything but the connection is the same document, byte for byte: key
+		// order, number literals and all.
+		byteEqual := func(what string, a, b result) {
+			t.Helper()
+			ma, mb := members(t, a.stdout), members(t, b.stdout)
+			drop := func(ms [][2]string) (out [][2]string) {
+				for _, m := range ms {
+					if m[0] != "connection" {
+						out = append(out, m)
+					}
+				}
+				return out
+			}
+			ma, mb = drop(ma), drop(mb)
+			if len(ma) != len(mb) {
+				t.Errorf("%s: %d members over the relay, %d over CDP", what, len(ma), len(mb))
+				return
+			}
+			for i := range ma {
+				if ma[i] != mb[i] {
+					t.Errorf("%s: member %d differs:\nrelay: %s = %s\ncdp:   %s = %s", what, i, ma[i][0], ma[i][1], mb[i][0], mb[i][1])
+				}
+			}
+		}
+		byteEqual("state", relayRaw, cdpRaw)
+		byteEqual("commands", dtb(t, "commands", "--relay", shared.URL, "--reporter", rid), dtb(t, "commands", "--via", "cdp", "--tab", tab))
+
+		// The same, as a user would check it: del(.connection) through --jq.
 		a := dtb(t, "state", "--relay", shared.URL, "--reporter", rid, "--jq", "del(.connection)")
 		b := dtb(t, "state", "--via", "cdp", "--tab", tab, "--jq", "del(.connection)")
 		a.ok(t)
@@ -92,6 +119,19 @@ func TestToolbar(t *testing.T) {
 			if !ids[id] {
 				t.Errorf("command %s missing: %v", id, ids)
 			}
+		}
+
+		// A command's result is the same value too, redacted by the page either way.
+		a = dtb(t, "run", "env.info", "--relay", shared.URL, "--reporter", rid, "--jq", ".result")
+		b = dtb(t, "run", "env.info", "--via", "cdp", "--tab", tab, "--jq", ".result")
+		a.ok(t)
+		b.ok(t)
+		if a.stdout != b.stdout {
+			t.Errorf("env.info result differs:\nrelay: %s\ncdp:   %s", a.stdout, b.stdout)
+		}
+		res := decode(t, a.stdout)
+		if get(res, "apiKey") != "[redacted]" || get(res, "note") != "Bearer [redacted]" || get(res, "instanceId") != "playground" {
+			t.Errorf("env.info result: %s", a.stdout)
 		}
 	})
 
