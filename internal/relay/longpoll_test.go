@@ -95,7 +95,7 @@ func TestHeldCheckInCountsAsConnected(t *testing.T) {
 	}
 	// Released empty after the hold (450 → 400 ms); contact counts until then.
 	rel := recv(t, held, time.Second)
-	if el := time.Since(arrived); el < 350*time.Millisecond || el > 700*time.Millisecond {
+	if el := time.Since(arrived); el < 350*time.Millisecond || el > 950*time.Millisecond {
 		t.Errorf("held for %v, want ~400ms", el)
 	}
 	if rel.raw != "{\n  \"ok\": true,\n  \"pending\": []\n}\n" {
@@ -111,6 +111,8 @@ func TestHeldCheckInCountsAsConnected(t *testing.T) {
 	}
 }
 
+// (Time limits below only tell "answered at once" from "held ~2 s"; they are loose
+// on purpose, for a loaded CI machine.)
 // Follow-ups carrying results are answered at once while the page still has
 // commands to run; after its last result the follow-up is held so the next command
 // rides on it.
@@ -125,7 +127,7 @@ func TestFollowUps(t *testing.T) {
 	// tab-a is busy with "one": "two" waits for its follow-up.
 	start := time.Now()
 	r := rt.checkIn(body("tab-a", true, "", result(tokenOf(p[0]), `{"ok":true}`)))
-	if took := time.Since(start); took > 100*time.Millisecond {
+	if took := time.Since(start); took > time.Second {
 		t.Errorf("follow-up held %v", took)
 	}
 	recv(t, a, time.Second)
@@ -146,7 +148,7 @@ func TestFollowUps(t *testing.T) {
 		t.Fatalf("batch %s", r.raw)
 	}
 	r = rt.checkIn(body("tab-a", true, "", result(tokenOf(batch[0]), `{"ok":true}`)))
-	if took := time.Since(start); took > 100*time.Millisecond || len(pending(t, r)) != 0 {
+	if took := time.Since(start); took > time.Second || len(pending(t, r)) != 0 {
 		t.Errorf("mid-batch follow-up: %v %s", took, r.raw)
 	}
 	recv(t, c, time.Second)
@@ -158,7 +160,7 @@ func TestFollowUps(t *testing.T) {
 	start = time.Now()
 	e := rt.async("POST", "/__dev-toolbar/commands/five", "")
 	p5 := pending(t, recv(t, last, time.Second))
-	if took := time.Since(start); took > 50*time.Millisecond || len(p5) != 1 {
+	if took := time.Since(start); took > time.Second || len(p5) != 1 {
 		t.Errorf("next command picked up after %v: %v", took, p5)
 	}
 	rt.checkIn(body("tab-a", true, "", result(tokenOf(p5[0]), `{"ok":true}`)))
@@ -199,7 +201,7 @@ func TestAbandonedHold(t *testing.T) {
 func TestLongPollOffAnswersAtOnce(t *testing.T) {
 	rt := newRelay(t, Options{})
 	for i := 0; i < 3; i++ {
-		if r := rt.checkIn(body("tab-a", true, "")); r.took > 100*time.Millisecond {
+		if r := rt.checkIn(body("tab-a", true, "")); r.took > time.Second {
 			t.Errorf("check-in took %v with LongPollMs 0", r.took)
 		}
 	}
