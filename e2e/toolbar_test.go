@@ -558,7 +558,7 @@ func TestToolbar(t *testing.T) {
 		if e["status"] != 503.0 {
 			t.Errorf("waiting run: %v", e)
 		}
-		if _, err := os.FindProcess(r.PID); err == nil && alive(r.PID) {
+		if alive(r.PID) {
 			t.Errorf("relay pid %d still alive", r.PID)
 		}
 	})
