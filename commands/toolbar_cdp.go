@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/output"
 	"github.com/dtb-cli/dtb/internal/toolbar"
 )
 
@@ -30,6 +31,9 @@ func cdpSessionReachable(c *cli.Context) bool {
 // cdpToolbar is the toolbar transport over CDP on the selected tab. The tab is
 // connected lazily, on the first call, and detached after each call.
 func cdpToolbar(c *cli.Context, timeout time.Duration) (toolbar.Transport, error) {
+	if c.IsSet("reporter") {
+		return nil, output.Usage("--reporter picks a page reporting to a relay; over CDP the tab is chosen with --tab (and the instance with --instance)")
+	}
 	inv := c.App.Metadata[metaKey].(*invocation)
 	return &cdpTransport{c: c, inv: inv, instance: c.String("instance"), global: c.String("global")}, nil
 }
