@@ -3,6 +3,7 @@ package interact
 import (
 	"embed"
 	"strings"
+	"sync"
 )
 
 //go:embed js/*.js
@@ -12,7 +13,10 @@ var jsFiles embed.FS
 // into the body of one function `function (req) { … }`, which Go calls with
 // Runtime.callFunctionOn and req as a JSON argument. Only these constant files
 // make up the code; page and user text travel as arguments.
-var libJS = buildLib("core.js", "locate.js", "actions.js", "inspect.js", "wait.js", "main.js")
+// Built on first use: commands that never act on the page skip the work at start-up.
+var libJS = sync.OnceValue(func() string {
+	return buildLib("core.js", "locate.js", "actions.js", "inspect.js", "wait.js", "main.js")
+})
 
 func buildLib(names ...string) string {
 	var b strings.Builder

@@ -150,7 +150,7 @@ func isGone(err error) bool {
 // on the frame's document.
 func (p *Page) call(ctx context.Context, f *frame, this string, req any, mode returnMode) (*remote, error) {
 	params := map[string]any{
-		"functionDeclaration": libJS,
+		"functionDeclaration": libJS(),
 		"arguments":           []any{map[string]any{"value": req}},
 		"awaitPromise":        true,
 	}
