@@ -217,6 +217,17 @@ func action(runFn func(c *cli.Context, inv *invocation) (any, error)) cli.Action
 	}
 }
 
+// noArgs wraps the run function of a command that takes no positional arguments,
+// so a stray word is a usage error instead of being silently ignored.
+func noArgs(runFn func(c *cli.Context, inv *invocation) (any, error)) func(c *cli.Context, inv *invocation) (any, error) {
+	return func(c *cli.Context, inv *invocation) (any, error) {
+		if c.NArg() > 0 {
+			return nil, output.Usage("%s takes no arguments, got %q (flags start with --)", c.Command.FullName(), c.Args().Slice())
+		}
+		return runFn(c, inv)
+	}
+}
+
 // normalizeArgs lets flags stand anywhere: before the subcommand, between and after
 // positional arguments. urfave/cli v2 stops at the first positional argument and
 // knows app-level flags only before the subcommand, so dtb moves every flag right

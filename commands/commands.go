@@ -22,12 +22,12 @@ Examples:
 		Flags: toolbarCommandFlags(
 			&cli.DurationFlag{Name: "timeout", Value: relayclient.DefaultTimeout, Usage: "give up after `DURATION`", EnvVars: []string{"DTB_TIMEOUT"}},
 		),
-		Action: action(func(c *cli.Context, inv *invocation) (any, error) {
+		Action: action(noArgs(func(c *cli.Context, inv *invocation) (any, error) {
 			t, err := toolbarTransport(c, c.Duration("timeout"))
 			if err != nil {
 				return nil, err
 			}
 			return t.Commands(c.Context)
-		}),
+		})),
 	})
 }

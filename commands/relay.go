@@ -39,7 +39,7 @@ Examples:
 			&cli.IntFlag{Name: "hold-ms", Value: 2000, Usage: "hold an idle check-in open up to `MS` so commands reach the page at once (0: answer at once, like upstream)"},
 			&cli.BoolFlag{Name: "quiet", Usage: "do not log requests to stderr"},
 		},
-		Action: action(runRelay),
+		Action: action(noArgs(runRelay)),
 	})
 }
 

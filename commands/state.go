@@ -31,7 +31,7 @@ Examples:
 			&cli.BoolFlag{Name: "fresh", Usage: "fail (exit 5, reason stale) when the page has not checked in within staleMs"},
 			&cli.BoolFlag{Name: "strict", Usage: "fail (exit 7, reason ambiguous-reporters) when several pages report"},
 		),
-		Action: action(runState),
+		Action: action(noArgs(runState)),
 	})
 }
 

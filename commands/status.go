@@ -19,13 +19,13 @@ Examples:
   dtb status --jq '.tabs[] | {alias, url, owned}'
   dtb status -r --jq .currentTab.alias`,
 		Flags: withBrowserFlags(),
-		Action: action(func(c *cli.Context, inv *invocation) (any, error) {
+		Action: action(noArgs(func(c *cli.Context, inv *invocation) (any, error) {
 			sess, ctx, done, err := browserSession(c, inv)
 			if err != nil {
 				return nil, err
 			}
 			defer done()
 			return sess.Status(ctx)
-		}),
+		})),
 	})
 }

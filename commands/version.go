@@ -12,8 +12,8 @@ func init() {
 		Category:  catSetup,
 		Usage:     "print dtb's version",
 		UsageText: "dtb version\n\nExample:\n  dtb version -r --jq .version",
-		Action: action(func(c *cli.Context, inv *invocation) (any, error) {
+		Action: action(noArgs(func(c *cli.Context, inv *invocation) (any, error) {
 			return map[string]string{"version": versionString(), "go": runtime.Version(), "os": runtime.GOOS, "arch": runtime.GOARCH}, nil
-		}),
+		})),
 	})
 }
