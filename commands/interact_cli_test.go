@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -71,6 +72,34 @@ func TestInteractCLI(t *testing.T) {
 		if strings.Trim(strings.TrimSpace(r.stdout), `"`) != "2" {
 			t.Fatalf("two clicks on Walnut Desk Lamp's button, count %s", r.stdout)
 		}
+	})
+	t.Run("screenshot element", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "button.png")
+		r := e.run(t, "screenshot", "--role", "button", "--name", "Add to cart", "--within", "Walnut Desk Lamp", "--format", "png", "--padding", "4", "--out", out)
+		r.exit(t, 0)
+		var doc struct {
+			Width, Height int
+			Mode          string
+			Element       struct{ Box [4]int }
+		}
+		r.decode(t, &doc)
+		f, err := os.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		img, err := png.Decode(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := img.Bounds()
+		// The image is the element's box plus the padding on each side.
+		if doc.Mode != "clip" || b.Dx() != doc.Element.Box[2]+8 || b.Dy() != doc.Element.Box[3]+8 || b.Dx() != doc.Width {
+			t.Fatalf("element capture %dx%d for box %v: %+v", b.Dx(), b.Dy(), doc.Element.Box, doc)
+		}
+		e.run(t, "screenshot", "--role", "button", "--name", "Add to cart").fails(t, 7, "ambiguous-match")
+		e.run(t, "screenshot", "--element", "#nothing", "--timeout", "1s").fails(t, 3, "no-match")
+		e.run(t, "screenshot", "--element", "h1", "--full").fails(t, 2, "usage")
 	})
 	t.Run("stale ref", func(t *testing.T) {
 		e.run(t, "eval", "location.reload(), 1").exit(t, 0)

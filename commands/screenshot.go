@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/cdp/interact"
 	"github.com/dtb-cli/dtb/internal/output"
 )
 
@@ -20,6 +21,8 @@ type screenshotResult struct {
 	Scale  float64    `json:"scale"`
 	Mode   string     `json:"mode"`
 	Tab    cdp.TabRef `json:"tab"`
+	// Element is what --element (or the locator flags) captured.
+	Element *interact.Element `json:"element,omitempty"`
 }
 
 func init() {
@@ -27,25 +30,31 @@ func init() {
 		Name:     "screenshot",
 		Category: catBrowser,
 		Usage:    "capture the viewport, the full page or a clip to a file (JPEG quality 70 by default)",
-		UsageText: `dtb screenshot [--full | --clip x,y,w,h] [--format jpeg|png] [--quality N] [--max-side N] [--out PATH]
+		UsageText: `dtb screenshot [--full | --clip x,y,w,h | --element SEL | LOCATOR] [--format jpeg|png] [--quality N] [--max-side N] [--out PATH]
 
 Without --out the image goes to a new file under the user cache directory
 (dtb/screenshots/, or $DTB_CACHE_DIR/screenshots/), mode 0600; nothing deletes it.
 A capture whose longest side exceeds --max-side is scaled down. A page that cannot
 be captured in full fails with full-page-screenshot-unavailable instead of
-returning the viewport.
+returning the viewport. --element captures one element (a CSS selector or @eN ref
+from inspect), as do the locator flags (--role/--name, --text, --label, …): it is
+scrolled into view and clipped with --padding pixels around it.
 
 Examples:
   dtb screenshot --full -r --jq .path
-  dtb screenshot --clip 0,0,800,600 --format png --out shot.png`,
-		Flags: withBrowserFlags(
+  dtb screenshot --clip 0,0,800,600 --format png --out shot.png
+  dtb screenshot --element '#cart' -r --jq .path
+  dtb screenshot --role dialog --padding 8 --format png`,
+		Flags: withBrowserFlags(append([]cli.Flag{
 			&cli.BoolFlag{Name: "full", Usage: "capture the whole page, beyond the viewport"},
 			&cli.StringFlag{Name: "clip", Usage: "capture the rectangle `x,y,w,h` (CSS px, document coordinates)"},
 			&cli.StringFlag{Name: "format", Value: "jpeg", Usage: "`FORMAT`: jpeg or png", EnvVars: []string{"DTB_SCREENSHOT_FORMAT"}},
 			&cli.IntFlag{Name: "quality", Value: 70, Usage: "JPEG quality `N` (1–100)"},
 			&cli.IntFlag{Name: "max-side", Value: cdp.DefaultMaxSide, Usage: "scale down so that no side exceeds `N` pixels"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write to `PATH` instead of the cache directory"},
-		),
+			&cli.StringFlag{Name: "element", Usage: "capture only the element `SEL` (CSS selector, or @eN from inspect)"},
+			&cli.IntFlag{Name: "padding", Usage: "with an element, include `PX` pixels around it"},
+		}, locatorFlags()...)...),
 		Action: action(func(c *cli.Context, inv *invocation) (any, error) {
 			opts := cdp.ScreenshotOptions{Format: c.String("format"), Quality: c.Int("quality"), Full: c.Bool("full"), MaxSide: c.Int("max-side")}
 			if v := c.String("clip"); v != "" {
@@ -58,13 +67,38 @@ Examples:
 				}
 				opts.Clip = clip
 			}
+			loc, err := locatorFrom(c, c.String("element"))
+			if err != nil {
+				return nil, err
+			}
+			byElement := !loc.Empty()
+			if byElement {
+				if opts.Full || opts.Clip != nil {
+					return nil, output.Usage("an element capture excludes --full and --clip")
+				}
+				if err := loc.Validate(); err != nil {
+					return nil, err
+				}
+			}
+			if c.Int("padding") < 0 {
+				return nil, output.Usage("--padding must not be negative")
+			}
 			if opts.MaxSide <= 0 {
 				return nil, output.Usage("--max-side must be positive")
 			}
 			if c.NArg() > 0 {
-				return nil, output.Usage("screenshot takes no arguments (use --out PATH)")
+				return nil, output.Usage("screenshot takes no arguments (use --out PATH, --element SEL)")
 			}
 			return withPage(c, inv, func(ctx context.Context, sess *cdp.Session, p *cdp.Page) (any, error) {
+				var el *interact.Element
+				if byElement {
+					located, err := locateForCapture(ctx, sess, p, loc)
+					if err != nil {
+						return nil, err
+					}
+					el = &located.Element
+					opts.Clip = paddedClip(located.PageBox, c.Int("padding"))
+				}
 				shot, err := p.Screenshot(ctx, opts)
 				if err != nil {
 					return nil, err
@@ -73,8 +107,33 @@ Examples:
 				if err != nil {
 					return nil, err
 				}
-				return screenshotResult{Path: path, Format: shot.Format, Width: shot.Width, Height: shot.Height, Bytes: len(shot.Data), Scaled: shot.Scaled, Scale: shot.Scale, Mode: shot.Mode, Tab: cdp.TabRef{ID: p.ID, Alias: p.Alias}}, nil
+				return screenshotResult{Path: path, Format: shot.Format, Width: shot.Width, Height: shot.Height, Bytes: len(shot.Data), Scaled: shot.Scaled, Scale: shot.Scale, Mode: shot.Mode, Tab: cdp.TabRef{ID: p.ID, Alias: p.Alias}, Element: el}, nil
 			})
 		}),
 	})
+}
+
+// locateForCapture finds the one element to capture with the shared locator
+// (strict: no match and several matches fail as for every interaction).
+func locateForCapture(ctx context.Context, sess *cdp.Session, p *cdp.Page, loc interact.Locator) (*interact.Located, error) {
+	pg := interact.New(p, p.ID)
+	defer pg.Close()
+	pg.Refs = interact.LoadRefs(sess.State())
+	return pg.Locate(ctx, loc, interact.LocateOptions{Scroll: true})
+}
+
+// paddedClip is an element's document box grown by pad pixels on each side,
+// never reaching above or left of the document.
+func paddedClip(box [4]int, pad int) *cdp.Clip {
+	x, y := float64(box[0]-pad), float64(box[1]-pad)
+	w, h := float64(box[2]+2*pad), float64(box[3]+2*pad)
+	if x < 0 {
+		w += x
+		x = 0
+	}
+	if y < 0 {
+		h += y
+		y = 0
+	}
+	return &cdp.Clip{X: x, Y: y, Width: w, Height: h}
 }
