@@ -125,7 +125,7 @@ func extractIn(ctx context.Context, c *cli.Context, inv *invocation, sess *cdp.S
 	out := &ExtractResult{}
 	sel := tabSelector(c)
 	if url != "" {
-		o := cdp.OpenOptions{URL: url, Current: c.Bool("current"), Tab: c.String("tab"), Workspace: c.String("workspace"), Wait: cdp.WaitNone}
+		o := cdp.OpenOptions{URL: url, Current: c.Bool("current"), Tab: c.String("tab"), Workspace: c.String("workspace"), Wait: cdp.WaitNone, Prepare: read.AddTracker}
 		if c.IsSet("incognito") {
 			v := c.Bool("incognito")
 			o.Incognito = &v

@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/cdp/read"
 	"github.com/dtb-cli/dtb/internal/output"
 )
 
@@ -42,6 +43,9 @@ Examples:
 				Tab:       c.String("tab"),
 				Workspace: c.String("workspace"),
 				Wait:      wait,
+				// Track DOM changes from the first node, so a later extract or
+				// wait knows at once whether the page is quiet.
+				Prepare: read.AddTracker,
 			}
 			if c.IsSet("incognito") {
 				v := c.Bool("incognito")

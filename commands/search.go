@@ -141,7 +141,7 @@ func runSearch(c *cli.Context, inv *invocation) (any, error) {
 		return nil, output.Usage("--limit must be 0 or more, not %d", n)
 	}
 	resultsURL := extract.Engine{Name: name, Template: template}.URL(query)
-	o := cdp.OpenOptions{URL: resultsURL, Wait: cdp.WaitNone}
+	o := cdp.OpenOptions{URL: resultsURL, Wait: cdp.WaitNone, Prepare: read.AddTracker}
 	switch {
 	case c.Bool("current") || c.String("tab") != "":
 		o.Current, o.Tab, o.Workspace = c.Bool("current"), c.String("tab"), c.String("workspace")

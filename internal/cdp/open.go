@@ -29,6 +29,9 @@ type OpenOptions struct {
 	Workspace string // open a tab in this workspace's window (created on first use)
 	Incognito *bool  // nil: whatever the workspace window is
 	Wait      WaitMode
+	// Prepare, when set, runs on the tab just before it navigates (e.g. to add a
+	// new-document script that must see the page's first node).
+	Prepare func(ctx context.Context, p *Page) error
 }
 
 // TabRef names a tab in results.
@@ -102,6 +105,11 @@ func (s *Session) OpenURL(ctx context.Context, o OpenOptions) (*OpenResult, erro
 	defer page.Close()
 	if w := s.state.Workspaces[res.Workspace]; w != nil && res.Workspace != "" {
 		res.Window, res.Incognito = w.Window, w.Incognito
+	}
+	if o.Prepare != nil {
+		if err := o.Prepare(ctx, page); err != nil {
+			return nil, err
+		}
 	}
 	nav, err := page.Navigate(ctx, target, o.Wait)
 	if err != nil {
