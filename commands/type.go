@@ -35,24 +35,9 @@ Examples:
 			&cli.StringFlag{Name: "input-mode", Value: "cdp", Usage: "`MODE`: cdp (protocol input) or dom (synthetic DOM events)", EnvVars: []string{"DTB_INPUT_MODE"}},
 		),
 		Action: action(func(c *cli.Context, inv *invocation) (any, error) {
-			args := positionals(c)
-			var target, text string
-			switch len(args) {
-			case 1:
-				text = args[0]
-			case 2:
-				target, text = args[0], args[1]
-			default:
-				return nil, output.Usage("type wants TEXT, or an element and TEXT (quote text with spaces), got %d arguments", len(args))
-			}
-			loc, err := locatorFrom(c, target)
+			loc, text, err := optionalElementAnd(c, "TEXT (quote text with spaces)")
 			if err != nil {
 				return nil, err
-			}
-			if !loc.Empty() {
-				if err := loc.Validate(); err != nil {
-					return nil, err
-				}
 			}
 			mode, err := interact.ParseInputMode(c.String("input-mode"))
 			if err != nil {
@@ -80,31 +65,41 @@ Examples:
   dtb press --label Search ArrowDown`,
 		Flags: interactFlags(),
 		Action: action(func(c *cli.Context, inv *invocation) (any, error) {
-			args := positionals(c)
-			var target, key string
-			switch len(args) {
-			case 1:
-				key = args[0]
-			case 2:
-				target, key = args[0], args[1]
-			default:
-				return nil, output.Usage("press wants KEY, or an element and KEY, got %d arguments", len(args))
-			}
-			if _, err := interact.ParseKey(key); err != nil {
-				return nil, err
-			}
-			loc, err := locatorFrom(c, target)
+			loc, key, err := optionalElementAnd(c, "KEY")
 			if err != nil {
 				return nil, err
 			}
-			if !loc.Empty() {
-				if err := loc.Validate(); err != nil {
-					return nil, err
-				}
+			if _, err := interact.ParseKey(key); err != nil {
+				return nil, err
 			}
 			return withInteract(c, inv, func(ctx context.Context, _ *cdp.Session, pg *interact.Page) (any, error) {
 				return pg.Press(ctx, loc, key, settleFrom(c))
 			})
 		}),
 	})
+}
+
+// optionalElementAnd parses "[ELEMENT] VALUE" positionals (type's text, press's
+// key): the element, when given as a positional or by locator flags, is checked.
+func optionalElementAnd(c *cli.Context, what string) (interact.Locator, string, error) {
+	args := positionals(c)
+	var target, value string
+	switch len(args) {
+	case 1:
+		value = args[0]
+	case 2:
+		target, value = args[0], args[1]
+	default:
+		return interact.Locator{}, "", output.Usage("%s wants %s, or an element and %s, got %d arguments", c.Command.Name, what, what, len(args))
+	}
+	loc, err := locatorFrom(c, target)
+	if err != nil {
+		return loc, "", err
+	}
+	if !loc.Empty() {
+		if err := loc.Validate(); err != nil {
+			return loc, "", err
+		}
+	}
+	return loc, value, nil
 }
