@@ -29,6 +29,32 @@ func TestToolbar(t *testing.T) {
 	// test's processes come and go.
 	t.Run("scripts/demo", testDemo)
 
+	t.Run("default transport", func(t *testing.T) {
+		t.Parallel()
+		rid := reporterID("default")
+		tab := openTab(t, shared.page("reporterId="+rid))
+		waitConnected(t, shared.URL, rid)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		// No --via and no relay URL, the session's browser is up: CDP.
+		r := runDtb(ctx, nil, "", "state", "--tab", tab, "--jq", ".connection.via")
+		r.ok(t)
+		if strings.TrimSpace(r.stdout) != `"cdp"` {
+			t.Errorf("without a relay URL: %s", r)
+		}
+		// A relay URL from the environment means the relay, browser or not.
+		r = runDtb(ctx, []string{"DTB_RELAY=" + shared.URL}, "", "state", "--reporter", rid, "--jq", ".connection.reporterId")
+		r.ok(t)
+		if strings.TrimSpace(r.stdout) != `"`+rid+`"` {
+			t.Errorf("with DTB_RELAY: %s", r)
+		}
+		// No browser session and no relay URL: the default relay, which is not
+		// there (exit 5), rather than a launched browser.
+		r = runDtb(ctx, []string{"DTB_SESSION=no-such-session-" + rid}, "", "state")
+		if r.code != 5 || !strings.Contains(r.stderr, "localhost:5173") {
+			t.Errorf("without relay or browser: %s", r)
+		}
+	})
 	t.Run("relay and cdp agree", func(t *testing.T) {
 		t.Parallel()
 		rid := reporterID("agree")
