@@ -39,8 +39,8 @@ Chrome. When the session's browser already runs it is reported with "reused": tr
 Example:
   dtb browser launch -r --jq .endpoint`,
 				Flags: withBrowserFlags(
-					&cli.StringFlag{Name: "user-data-dir", Usage: "profile `DIR` (default: a temporary one, removed by 'dtb browser stop')"},
-					&cli.StringFlag{Name: "window-size", Usage: "window size `WxH`"},
+					&cli.StringFlag{Name: "user-data-dir", Usage: "profile `DIR` (default: a temporary one, removed by 'dtb browser stop')", EnvVars: []string{"DTB_USER_DATA_DIR"}},
+					&cli.StringFlag{Name: "window-size", Usage: "window size `WxH`", EnvVars: []string{"DTB_WINDOW_SIZE"}},
 				),
 				Action: action(func(c *cli.Context, inv *invocation) (any, error) {
 					if c.NArg() > 0 {

@@ -34,7 +34,7 @@ Examples:
   echo '{"key":"search.rank"}' | dtb run flags.reset -`,
 		Flags: toolbarCommandFlags(
 			&cli.StringFlag{Name: "input-file", Usage: "read the input JSON from `FILE` (- for stdin)"},
-			&cli.BoolFlag{Name: "no-check", Usage: "send the input without checking it against the command's fields"},
+			&cli.BoolFlag{Name: "no-check", Usage: "send the input without checking it against the command's fields", EnvVars: []string{"DTB_NO_CHECK"}},
 			&cli.DurationFlag{Name: "timeout", Value: relayclient.DefaultTimeout, Usage: "give up after `DURATION` (above the relay's own 10 s so its 504 reaches you)", EnvVars: []string{"DTB_TIMEOUT"}},
 		),
 		Action: action(runCommand),

@@ -64,7 +64,7 @@ Examples:
 			&cli.StringFlag{Name: "parser", Usage: "results-page parser `NAME` for an --engine URL template (default: by its host, then by the page)", EnvVars: []string{"DTB_SEARCH_PARSER"}},
 			&cli.BoolFlag{Name: "incognito", Value: true, Usage: "search in an incognito window (--incognito=false: the workspace's normal window)", EnvVars: []string{"DTB_SEARCH_INCOGNITO"}},
 			&cli.BoolFlag{Name: "current", Usage: "load the results in the current tab instead of the search workspace"},
-			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Usage: "print at most `N` hits (0: all)"},
+			&cli.IntFlag{Name: "limit", Aliases: []string{"n"}, Usage: "print at most `N` hits (0: all)", EnvVars: []string{"DTB_SEARCH_LIMIT"}},
 			&cli.DurationFlag{Name: "timeout", Value: 60 * time.Second, Usage: "deadline of the whole command (exit 4 when reached)", EnvVars: []string{"DTB_TIMEOUT"}, Category: catBrowserFlags},
 		}, readyFlags()...)...),
 		Action: action(runSearch),

@@ -27,9 +27,9 @@ Examples:
 		Flags: toolbarCommandFlags(
 			&cli.StringFlag{Name: "until", Usage: "poll until the jq `PREDICATE` is truthy on the state, then print that state"},
 			&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "give up after `DURATION` (with --until: exit 4)", EnvVars: []string{"DTB_TIMEOUT"}},
-			&cli.DurationFlag{Name: "interval", Value: 100 * time.Millisecond, Usage: "poll every `DURATION` with --until"},
-			&cli.BoolFlag{Name: "fresh", Usage: "fail (exit 5, reason stale) when the page has not checked in within staleMs"},
-			&cli.BoolFlag{Name: "strict", Usage: "fail (exit 7, reason ambiguous-reporters) when several pages report"},
+			&cli.DurationFlag{Name: "interval", Value: 100 * time.Millisecond, Usage: "poll every `DURATION` with --until", EnvVars: []string{"DTB_INTERVAL"}},
+			&cli.BoolFlag{Name: "fresh", Usage: "fail (exit 5, reason stale) when the page has not checked in within staleMs", EnvVars: []string{"DTB_FRESH"}},
+			&cli.BoolFlag{Name: "strict", Usage: "fail (exit 7, reason ambiguous-reporters) when several pages report", EnvVars: []string{"DTB_STRICT"}},
 		),
 		Action: action(noArgs(runState)),
 	})
