@@ -255,7 +255,7 @@ func (p *Printer) Result(v any) error {
 	}
 	var buf bytes.Buffer
 	for _, o := range values {
-		if s, ok := o.(string); ok && p.opts.Raw {
+		if s, ok := rawString(o); ok && p.opts.Raw {
 			buf.WriteString(s)
 			buf.WriteByte('\n')
 			continue
@@ -268,6 +268,21 @@ func (p *Printer) Result(v any) error {
 	defer p.mu.Unlock()
 	_, err := p.stdout.Write(buf.Bytes())
 	return err
+}
+
+// rawString reports whether v is a string result, whether a Go string or a JSON
+// document that is one (an eval result, say), so --raw treats both alike.
+func rawString(v any) (string, bool) {
+	switch t := v.(type) {
+	case string:
+		return t, true
+	case json.RawMessage:
+		var s string
+		if len(t) > 0 && t[0] == '"' && json.Unmarshal(t, &s) == nil {
+			return s, true
+		}
+	}
+	return "", false
 }
 
 func (p *Printer) pretty() bool {

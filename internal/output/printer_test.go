@@ -49,6 +49,8 @@ func TestResult(t *testing.T) {
 		{"--raw leaves non-strings as JSON", Options{Raw: true}, map[string]any{"s": "x"},
 			`{"s":"x"}` + "\n"},
 		{"--raw on a number", Options{Raw: true}, 9, "9\n"},
+		{"--raw on a JSON document that is a string (an eval result)", Options{Raw: true}, json.RawMessage(`"a\u00e9\nb"`), "a\u00e9\nb\n"},
+		{"--raw leaves a JSON document that is an object as JSON", Options{Raw: true}, json.RawMessage(`{"s":"x"}`), `{"s":"x"}` + "\n"},
 		{"--jq with several outputs, one per line", Options{JQ: ".a[], .b"}, doc,
 			"1\n\"x\"\n1\n"},
 		{"--jq with several outputs and --raw", Options{JQ: ".a[]", Raw: true}, doc,
