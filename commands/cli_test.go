@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -415,11 +416,27 @@ func TestUsageExamplesParse(t *testing.T) {
 	}
 	walk(app.Commands)
 	texts = append(texts, app.Description)
+	// The README's and the docs' examples are held to the same rule.
+	docs, _ := filepath.Glob(filepath.Join("..", "docs", "*.md"))
+	for _, f := range append(docs, filepath.Join("..", "README.md")) {
+		if strings.HasSuffix(f, "commands.md") {
+			continue // generated from the usage texts checked above
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, codeBlocks(string(b)))
+	}
 	var checked int
 	for _, text := range texts {
 		for _, line := range strings.Split(text, "\n") {
 			line = strings.TrimSpace(line)
-			if !strings.HasPrefix(line, "dtb ") {
+			line = strings.TrimPrefix(line, "$ ")
+			if i := strings.Index(line, "dtb "); i > 0 && strings.HasPrefix(line, "DTB_") {
+				line = line[i:] // "DTB_RELAY=… dtb state": the environment is not parsed
+			}
+			if !strings.HasPrefix(line, "dtb ") || strings.Contains(line, "`") {
 				continue
 			}
 			if i := strings.Index(line, "  #"); i >= 0 {
@@ -549,4 +566,20 @@ func shellWords(s string) ([]string, error) {
 		words = append(words, cur.String())
 	}
 	return words, nil
+}
+
+// codeBlocks is the text of a Markdown document's fenced code blocks.
+func codeBlocks(md string) string {
+	var out []string
+	in := false
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			in = !in
+			continue
+		}
+		if in {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n")
 }
