@@ -1,10 +1,14 @@
 package cdp
 
-// Child is a view of a flattened child session of the tab on the tab's own
-// connection: an out-of-process iframe that Target.setAutoAttach (flatten:
-// true) attached, for instance. Calls, events and evaluations go to that
-// session. The child needs no Close: its session ends with the tab's
-// connection, or on Target.detachFromTarget sent through the tab.
-func (p *Page) Child(sessionID, targetID string) *Page {
-	return &Page{ID: targetID, conn: p.conn, sessionID: sessionID}
+// Child is the tab's flattened child session sessionID, such as an
+// out-of-process iframe that auto-attach attached (see AttachOOPIFs), as a
+// Page on the tab's own connection: calls, events and evaluations go to that
+// session, and a torn-down error names the tab. Child("") is the page itself.
+// A child needs no Close: its session ends with the tab's connection, or when
+// it is detached (Target.detachFromTarget, or auto-attach turned off).
+func (p *Page) Child(sessionID string) *Page {
+	if sessionID == "" {
+		return p
+	}
+	return &Page{ID: p.ID, conn: p.conn, sessionID: sessionID}
 }

@@ -186,7 +186,7 @@ func (p *Page) mouse(ctx context.Context, typ string, x, y float64, button strin
 	if count > 0 {
 		params["clickCount"] = count
 	}
-	if err := p.tab.CallSession(ctx, "", "Input.dispatchMouseEvent", params, nil); err != nil {
+	if err := p.tab.Call(ctx, "Input.dispatchMouseEvent", params, nil); err != nil {
 		return wrapCDP(ctx, err)
 	}
 	return nil
@@ -257,7 +257,7 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 			if o.Keys {
 				err = p.typeKeys(ctx, text)
 			} else {
-				err = wrapCDP(ctx, p.tab.CallSession(ctx, "", "Input.insertText", map[string]any{"text": text}, nil))
+				err = wrapCDP(ctx, p.tab.Call(ctx, "Input.insertText", map[string]any{"text": text}, nil))
 			}
 			if err != nil {
 				return nil, err

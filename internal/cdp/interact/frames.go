@@ -2,11 +2,11 @@ package interact
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
 
+	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
 )
 
@@ -20,43 +20,31 @@ type Frame struct {
 	OOPIF bool `json:"oopif,omitempty"`
 }
 
-type frameTree struct {
-	Frame struct {
-		ID       string `json:"id"`
-		ParentID string `json:"parentId"`
-		Name     string `json:"name"`
-		URL      string `json:"url"`
-	} `json:"frame"`
-	ChildFrames []frameTree `json:"childFrames"`
-}
-
 // Frames lists the frames of the tab below the main one, in-process and
 // out-of-process, depth first.
 func (p *Page) Frames(ctx context.Context) ([]Frame, error) {
 	var out []Frame
 	seen := map[string]bool{}
-	var walkSession func(session string) error
-	walkSession = func(session string) error {
-		var ft struct {
-			FrameTree frameTree `json:"frameTree"`
-		}
-		if err := p.tab.CallSession(ctx, session, "Page.getFrameTree", nil, &ft); err != nil {
+	walkSession := func(s *cdp.Page) error {
+		tree, err := s.FrameTree(ctx)
+		if err != nil {
 			return wrapCDP(ctx, err)
 		}
-		var rec func(t frameTree, top bool)
-		rec = func(t frameTree, top bool) {
+		isOOPIF := s != p.tab
+		var rec func(t *cdp.FrameTree, top bool)
+		rec = func(t *cdp.FrameTree, top bool) {
 			if !top && !seen[t.Frame.ID] {
 				seen[t.Frame.ID] = true
-				out = append(out, Frame{ID: t.Frame.ID, Parent: t.Frame.ParentID, Name: t.Frame.Name, URL: t.Frame.URL, OOPIF: session != ""})
+				out = append(out, Frame{ID: t.Frame.ID, Parent: t.Frame.ParentID, Name: t.Frame.Name, URL: t.Frame.URL, OOPIF: isOOPIF})
 			}
-			for _, c := range t.ChildFrames {
-				rec(c, false)
+			for i := range t.ChildFrames {
+				rec(&t.ChildFrames[i], false)
 			}
 		}
-		rec(ft.FrameTree, session == "")
-		if session != "" && len(out) > 0 {
+		rec(tree, !isOOPIF)
+		if isOOPIF && len(out) > 0 {
 			// The root of an OOPIF session is the OOPIF itself.
-			root := ft.FrameTree.Frame
+			root := tree.Frame
 			for i := range out {
 				if out[i].ID == root.ID {
 					out[i].Name, out[i].URL = root.Name, root.URL
@@ -65,45 +53,41 @@ func (p *Page) Frames(ctx context.Context) ([]Frame, error) {
 		}
 		return nil
 	}
-	if err := walkSession(""); err != nil {
+	if err := walkSession(p.tab); err != nil {
 		return nil, err
 	}
 	// Out-of-process frames: attach to each (auto-attach on the tab) and list
 	// their own trees.
-	oopifs, err := p.oopifs(ctx, "")
+	oopifs, err := p.attachedBy(ctx, p.tab)
 	if err != nil {
 		return out, nil
 	}
 	for len(oopifs) > 0 {
 		o := oopifs[0]
 		oopifs = oopifs[1:]
-		if !seen[o.id] {
-			seen[o.id] = true
-			out = append(out, Frame{ID: o.id, Parent: o.parentFrame, URL: o.url, OOPIF: true})
+		if !seen[o.FrameID] {
+			seen[o.FrameID] = true
+			out = append(out, Frame{ID: o.FrameID, Parent: o.ParentFrameID, URL: o.URL, OOPIF: true})
 		}
-		walkSession(o.session)
-		more, _ := p.oopifs(ctx, o.session)
+		walkSession(o.Session)
+		more, _ := p.attachedBy(ctx, o.Session)
 		oopifs = append(oopifs, more...)
 	}
 	return out, nil
 }
 
-type oopif struct {
-	id, session, parentFrame, url string
-}
-
-// oopifs turns on auto-attach on session and returns the out-of-process
-// frames attached so far.
-func (p *Page) oopifs(ctx context.Context, session string) ([]oopif, error) {
-	if _, err := p.attachOOPIF(ctx, session, ""); err != nil {
+// attachedBy turns on auto-attach on session s and returns the out-of-process
+// frames it attached so far.
+func (p *Page) attachedBy(ctx context.Context, s *cdp.Page) ([]cdp.OOPIF, error) {
+	if _, err := p.attachOOPIF(ctx, s, ""); err != nil {
 		return nil, err
 	}
-	var out []oopif
+	var out []cdp.OOPIF
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for id, sid := range p.sessions {
-		if info, ok := p.infos[id]; ok && info.parentSession == session {
-			out = append(out, oopif{id: id, session: sid, parentFrame: info.parentFrame, url: info.url})
+	for _, o := range p.oopifs {
+		if o.parent == s {
+			out = append(out, o.OOPIF)
 		}
 	}
 	return out, nil
@@ -163,32 +147,6 @@ func (p *Page) frameNamed(ctx context.Context, sel string) (*frame, error) {
 		return nil, output.Errorf("no-match", "frame %q is not available: %v", sel, err)
 	}
 	return f, err
-}
-
-type attachInfo struct {
-	parentSession, parentFrame, url string
-}
-
-func (p *Page) noteAttach(session string, params json.RawMessage) {
-	var a struct {
-		SessionID  string `json:"sessionId"`
-		TargetInfo struct {
-			TargetID      string `json:"targetId"`
-			Type          string `json:"type"`
-			URL           string `json:"url"`
-			ParentFrameID string `json:"parentFrameId"`
-		} `json:"targetInfo"`
-	}
-	if json.Unmarshal(params, &a) != nil || a.SessionID == "" || a.TargetInfo.Type != "iframe" {
-		return
-	}
-	p.mu.Lock()
-	p.sessions[a.TargetInfo.TargetID] = a.SessionID
-	if p.infos == nil {
-		p.infos = map[string]attachInfo{}
-	}
-	p.infos[a.TargetInfo.TargetID] = attachInfo{parentSession: session, parentFrame: a.TargetInfo.ParentFrameID, url: a.TargetInfo.URL}
-	p.mu.Unlock()
 }
 
 func (f Frame) String() string { return fmt.Sprintf("%s (%s)", f.ID, f.URL) }

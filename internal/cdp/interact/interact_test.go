@@ -171,7 +171,7 @@ func TestStrictness(t *testing.T) {
 	// A match that appears while waiting is found.
 	go func() {
 		time.Sleep(300 * time.Millisecond)
-		p.tab.CallSession(context.Background(), "", "Runtime.evaluate", map[string]any{"expression": "document.body.insertAdjacentHTML('beforeend', '<button id=late onclick=rec(\"late\")>Late</button>')"}, nil)
+		p.tab.Call(context.Background(), "Runtime.evaluate", map[string]any{"expression": "document.body.insertAdjacentHTML('beforeend', '<button id=late onclick=rec(\"late\")>Late</button>')"}, nil)
 	}()
 	if _, err := p.Click(ctx, css("#late"), ClickOptions{Settle: quick}); err != nil {
 		t.Fatalf("late element: %v", err)

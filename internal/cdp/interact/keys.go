@@ -248,7 +248,7 @@ func keyParams(typ string, k KeyEvent, mods int) map[string]any {
 func (p *Page) press(ctx context.Context, c Chord) error {
 	mods := 0
 	call := func(params map[string]any) error {
-		return wrapCDP(ctx, p.tab.CallSession(ctx, "", "Input.dispatchKeyEvent", params, nil))
+		return wrapCDP(ctx, p.tab.Call(ctx, "Input.dispatchKeyEvent", params, nil))
 	}
 	for _, m := range c.Mods {
 		mods |= m.Modifier
@@ -321,7 +321,7 @@ func (p *Page) typeKeys(ctx context.Context, text string) error {
 		} else if s == "\t" {
 			c, err = ParseKey("Tab")
 		} else {
-			if err := p.tab.CallSession(ctx, "", "Input.insertText", map[string]any{"text": s}, nil); err != nil {
+			if err := p.tab.Call(ctx, "Input.insertText", map[string]any{"text": s}, nil); err != nil {
 				return wrapCDP(ctx, err)
 			}
 			continue

@@ -19,55 +19,50 @@ import (
 	"github.com/dtb-cli/dtb/internal/output"
 )
 
-// Tab is the CDP surface of one tab that interact drives; *cdp.Page is one.
-type Tab interface {
-	CallSession(ctx context.Context, sessionID, method string, params, result any) error
-	SessionEvents(sessionID, method string) (<-chan cdp.Event, func())
-}
-
 // Page drives one tab. It is not safe for concurrent use.
 type Page struct {
-	tab   Tab
+	tab   *cdp.Page
 	tabID string
 	top   *frame
-	// OOPIF sessions by frame (= target) id, found through Target.setAutoAttach.
-	sessions map[string]string
-	attached map[string]bool // sessions on which auto-attach is on
-	events   map[string]*attachWatch
-	infos    map[string]attachInfo
+	// The out-of-process frames attached so far, by frame (= target) id, and
+	// the auto-attach of each session that has it on.
+	oopifs   map[string]oopif
+	attaches map[*cdp.Page]*cdp.OOPIFAttach
 	mu       sync.Mutex
 	// Refs are the refs of the session (set by the caller; see LoadRefs).
 	Refs *RefSet
 }
 
-type attachWatch struct {
-	ch   <-chan cdp.Event
-	stop func()
+// oopif is an out-of-process frame and the session whose auto-attach
+// attached it.
+type oopif struct {
+	cdp.OOPIF
+	parent *cdp.Page
 }
 
 // New wraps a connected tab; tabID is its target id (its main frame id).
-func New(tab Tab, tabID string) *Page {
-	return &Page{tab: tab, tabID: tabID, sessions: map[string]string{}, attached: map[string]bool{}, events: map[string]*attachWatch{}}
+func New(tab *cdp.Page, tabID string) *Page {
+	return &Page{tab: tab, tabID: tabID, oopifs: map[string]oopif{}, attaches: map[*cdp.Page]*cdp.OOPIFAttach{}}
 }
 
 // Close stops the event subscriptions the page made (it never closes the tab).
 func (p *Page) Close() {
-	for _, w := range p.events {
-		w.stop()
+	for _, a := range p.attaches {
+		a.Close()
 	}
-	p.events = map[string]*attachWatch{}
+	p.attaches = map[*cdp.Page]*cdp.OOPIFAttach{}
 }
 
 // frame is one document dtb searches: the tab's main document or a frame's.
 type frame struct {
-	session string // "" for the tab, else an OOPIF's flattened session
-	id      string // CDP frame id
-	docObj  string // objectId of the document in its main world, or
-	ctxID   int64  // an isolated world of an in-process child frame
-	parent  *frame
-	owner   int64      // backendNodeId of the frame element in parent
-	box     [4]float64 // viewport box of the frame in the parent's viewport
-	url     string
+	sess   *cdp.Page // the tab, or an OOPIF's session
+	id     string    // CDP frame id
+	docObj string    // objectId of the document in its main world, or
+	ctxID  int64     // an isolated world of an in-process child frame
+	parent *frame
+	owner  int64      // backendNodeId of the frame element in parent
+	box    [4]float64 // viewport box of the frame in the parent's viewport
+	url    string
 }
 
 // offset is where the frame's viewport starts in the tab's viewport.
@@ -169,7 +164,7 @@ func (p *Page) call(ctx context.Context, f *frame, this string, req any, mode re
 		params["executionContextId"] = f.ctxID
 	}
 	var res callResult
-	if err := p.tab.CallSession(ctx, f.session, "Runtime.callFunctionOn", params, &res); err != nil {
+	if err := f.sess.Call(ctx, "Runtime.callFunctionOn", params, &res); err != nil {
 		if isGone(err) {
 			return nil, fmt.Errorf("%w: %v", errGone, err)
 		}
@@ -301,7 +296,7 @@ func (p *Page) topFrame(ctx context.Context) (*frame, error) {
 	if p.top != nil {
 		return p.top, nil
 	}
-	f := &frame{id: p.tabID}
+	f := &frame{sess: p.tab, id: p.tabID}
 	if err := p.resolveDoc(ctx, f); err != nil {
 		return nil, err
 	}
@@ -313,11 +308,11 @@ func (p *Page) topFrame(ctx context.Context) (*frame, error) {
 // for the tab and OOPIFs, an isolated world for in-process child frames.
 func (p *Page) resolveDoc(ctx context.Context, f *frame) error {
 	f.docObj, f.ctxID = "", 0
-	if f.parent == nil || f.session != "" && f.parentSession() != f.session {
+	if f.parent == nil || f.sess != f.parent.sess {
 		var res callResult
 		var err error
 		for attempt := 0; ; attempt++ {
-			err = p.tab.CallSession(ctx, f.session, "Runtime.evaluate", map[string]any{"expression": "document"}, &res)
+			err = f.sess.Call(ctx, "Runtime.evaluate", map[string]any{"expression": "document"}, &res)
 			if err == nil || attempt >= 40 || !isGone(err) {
 				break
 			}
@@ -331,34 +326,24 @@ func (p *Page) resolveDoc(ctx context.Context, f *frame) error {
 		f.docObj = res.Result.ObjectID
 		return nil
 	}
-	var w struct {
-		ExecutionContextID int64 `json:"executionContextId"`
-	}
-	err := p.tab.CallSession(ctx, f.session, "Page.createIsolatedWorld", map[string]any{"frameId": f.id, "worldName": "dtb"}, &w)
+	world, err := f.sess.IsolatedWorld(ctx, f.id, "dtb")
 	if err != nil {
 		if isGone(err) {
 			return fmt.Errorf("%w: %v", errGone, err)
 		}
 		return wrapCDP(ctx, err)
 	}
-	f.ctxID = w.ExecutionContextID
+	f.ctxID = world
 	return nil
-}
-
-func (f *frame) parentSession() string {
-	if f.parent == nil {
-		return ""
-	}
-	return f.parent.session
 }
 
 // child resolves the frame a frame element (by its child frame id) shows:
 // an in-process frame of the parent's session, or an out-of-process one
 // through the parent session's auto-attach.
 func (p *Page) child(ctx context.Context, parent *frame, frameID string, owner int64, box [4]float64) (*frame, error) {
-	f := &frame{id: frameID, parent: parent, owner: owner, box: box, session: parent.session}
-	if sid, ok := p.sessionFor(frameID); ok {
-		f.session = sid
+	f := &frame{sess: parent.sess, id: frameID, parent: parent, owner: owner, box: box}
+	if o, ok := p.oopif(frameID); ok {
+		f.sess = o.Session
 		return f, p.resolveDoc(ctx, f)
 	}
 	err := p.resolveDoc(ctx, f)
@@ -366,37 +351,36 @@ func (p *Page) child(ctx context.Context, parent *frame, frameID string, owner i
 		return f, nil
 	}
 	// Not a frame of the parent's process: an OOPIF.
-	sid, aerr := p.attachOOPIF(ctx, parent.session, frameID)
+	s, aerr := p.attachOOPIF(ctx, parent.sess, frameID)
 	if aerr != nil {
 		return nil, aerr
 	}
-	f.session = sid
+	f.sess = s
 	return f, p.resolveDoc(ctx, f)
 }
 
-func (p *Page) sessionFor(frameID string) (string, bool) {
+func (p *Page) oopif(frameID string) (oopif, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s, ok := p.sessions[frameID]
-	return s, ok
+	o, ok := p.oopifs[frameID]
+	return o, ok
 }
 
-// attachOOPIF turns on auto-attach on session (once) and waits for the
-// out-of-process frame's target to be attached. With frameID "" it only
-// collects the targets attached so far.
-func (p *Page) attachOOPIF(ctx context.Context, session, frameID string) (string, error) {
-	if !p.attached[session] {
-		ch, stop := p.tab.SessionEvents(session, "Target.attachedToTarget")
-		p.events[session] = &attachWatch{ch: ch, stop: stop}
-		err := p.tab.CallSession(ctx, session, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}, nil)
-		if err != nil {
-			return "", wrapCDP(ctx, err)
+// attachOOPIF turns on auto-attach on session s (once) and waits for the
+// out-of-process frame frameID to be attached, returning its session. With
+// frameID "" it only collects the frames attached so far.
+func (p *Page) attachOOPIF(ctx context.Context, s *cdp.Page, frameID string) (*cdp.Page, error) {
+	a := p.attaches[s]
+	if a == nil {
+		a = s.AttachOOPIFs(ctx)
+		if err := a.Started(); err != nil {
+			a.Close()
+			return nil, wrapCDP(ctx, err)
 		}
-		p.attached[session] = true
+		p.attaches[s] = a
 	}
-	w := p.events[session]
-	// Chrome sends attachedToTarget for the existing frames before it answers
-	// setAutoAttach; a frame that is still starting may take longer.
+	// Chrome reports the existing frames before it answers setAutoAttach; a
+	// frame that is still starting may take longer.
 	wait := 2 * time.Second
 	if frameID == "" {
 		wait = 30 * time.Millisecond
@@ -405,26 +389,27 @@ func (p *Page) attachOOPIF(ctx context.Context, session, frameID string) (string
 	defer timer.Stop()
 	for {
 		if frameID != "" {
-			if sid, ok := p.sessionFor(frameID); ok {
-				return sid, nil
+			if o, ok := p.oopif(frameID); ok {
+				return o.Session, nil
 			}
 		}
-		select {
-		case ev, ok := <-w.ch:
-			if !ok {
-				return "", output.Errorf("torn-down", "the tab went away")
-			}
-			p.noteAttach(session, ev.Params)
+		o, err := a.Next(ctx, timer.C)
+		switch {
+		case errors.Is(err, cdp.ErrConnClosed):
+			return nil, output.Errorf("torn-down", "the tab went away")
+		case err != nil:
+			return nil, output.Wrap("timeout", ctx.Err(), "attaching to a frame")
+		case o == nil:
 			if frameID == "" {
-				timer.Reset(wait)
+				return nil, nil
 			}
-		case <-timer.C:
-			if frameID == "" {
-				return "", nil
-			}
-			return "", fmt.Errorf("%w: frame %s is neither in the page's process nor an attachable target", errGone, frameID)
-		case <-ctx.Done():
-			return "", output.Wrap("timeout", ctx.Err(), "attaching to a frame")
+			return nil, fmt.Errorf("%w: frame %s is neither in the page's process nor an attachable target", errGone, frameID)
+		}
+		p.mu.Lock()
+		p.oopifs[o.FrameID] = oopif{OOPIF: *o, parent: s}
+		p.mu.Unlock()
+		if frameID == "" {
+			timer.Reset(wait)
 		}
 	}
 }
@@ -437,17 +422,14 @@ func (p *Page) frameByChain(ctx context.Context, chain []string) (*frame, error)
 		return nil, err
 	}
 	for _, id := range chain {
-		var owner struct {
-			BackendNodeID int64 `json:"backendNodeId"`
-		}
-		sess := f.session
-		if err := p.tab.CallSession(ctx, sess, "DOM.getFrameOwner", map[string]any{"frameId": id}, &owner); err != nil {
+		owner, err := f.sess.FrameOwner(ctx, id)
+		if err != nil {
 			if isGone(err) || isProtocol(err) {
 				return nil, fmt.Errorf("%w: frame %s: %v", errGone, id, err)
 			}
 			return nil, wrapCDP(ctx, err)
 		}
-		obj, err := p.resolveNode(ctx, f, owner.BackendNodeID)
+		obj, err := p.resolveNode(ctx, f, owner)
 		if err != nil {
 			return nil, err
 		}
@@ -457,7 +439,7 @@ func (p *Page) frameByChain(ctx context.Context, chain []string) (*frame, error)
 		if err := p.callValue(ctx, f, obj, map[string]any{"op": "frameBox"}, &fb); err != nil {
 			return nil, err
 		}
-		c, err := p.child(ctx, f, id, owner.BackendNodeID, fb.Box)
+		c, err := p.child(ctx, f, id, owner, fb.Box)
 		if err != nil {
 			return nil, err
 		}
@@ -481,7 +463,7 @@ func (p *Page) resolveNode(ctx context.Context, f *frame, backendID int64) (stri
 	var res struct {
 		Object remote `json:"object"`
 	}
-	if err := p.tab.CallSession(ctx, f.session, "DOM.resolveNode", params, &res); err != nil {
+	if err := f.sess.Call(ctx, "DOM.resolveNode", params, &res); err != nil {
 		if isGone(err) || isProtocol(err) {
 			return "", fmt.Errorf("%w: %v", errGone, err)
 		}

@@ -22,9 +22,9 @@ type navWatch struct {
 
 // watch starts watching (Page.enable, so that navigation events flow).
 func (p *Page) watch(ctx context.Context) *navWatch {
-	ch, cancel := p.tab.SessionEvents("", "*")
+	ch, cancel := p.tab.Events("*")
 	w := &navWatch{p: p, events: ch, cancel: cancel}
-	w.err = p.tab.CallSession(ctx, "", "Page.enable", nil, nil)
+	w.err = p.tab.Call(ctx, "Page.enable", nil, nil)
 	w.enabled = w.err == nil
 	return w
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
 )
 
@@ -38,7 +39,8 @@ func (p *Page) Upload(ctx context.Context, loc Locator, paths []string, settle S
 	}
 	json.Unmarshal(out.act, &info)
 	res := &Result{Action: "upload", Element: out.Element}
-	var inputObj, session string
+	var inputObj string
+	sess := p.tab
 	if info.FileInput {
 		if info.Disabled {
 			return nil, output.Errorf("not-interactable", "the file input of %s is disabled", describeEl(out.Element)).With("element", out.Element)
@@ -46,11 +48,11 @@ func (p *Page) Upload(ctx context.Context, loc Locator, paths []string, settle S
 		if !info.Multiple && len(files) > 1 {
 			return nil, output.Usage("%s takes one file (it has no multiple attribute), got %d", describeEl(out.Element), len(files))
 		}
-		session = out.frame.session
+		sess = out.frame.sess
 		if inputObj, err = p.inputObject(ctx, loc, out); err != nil {
 			return nil, err
 		}
-		if err := p.tab.CallSession(ctx, session, "DOM.setFileInputFiles", map[string]any{"files": canon, "objectId": inputObj}, nil); err != nil {
+		if err := sess.Call(ctx, "DOM.setFileInputFiles", map[string]any{"files": canon, "objectId": inputObj}, nil); err != nil {
 			return nil, output.Wrap("upload-failed", err, "setting the files")
 		}
 		res.set("via", "input")
@@ -60,31 +62,31 @@ func (p *Page) Upload(ctx context.Context, loc Locator, paths []string, settle S
 			BackendNodeID int64  `json:"backendNodeId"`
 			Mode          string `json:"mode"`
 		}
-		sessions := []string{""}
-		if s := out.frame.session; s != "" {
+		sessions := []*cdp.Page{p.tab}
+		if s := out.frame.sess; s != p.tab {
 			sessions = append(sessions, s)
 		}
 		type opened struct {
-			session string
-			params  json.RawMessage
+			sess   *cdp.Page
+			params json.RawMessage
 		}
 		got := make(chan opened, 2)
 		for _, s := range sessions {
-			ch, stop := p.tab.SessionEvents(s, "Page.fileChooserOpened")
+			ch, stop := s.Events("Page.fileChooserOpened")
 			defer stop()
-			go func(s string) {
+			go func(s *cdp.Page) {
 				for ev := range ch {
 					got <- opened{s, ev.Params}
 					return
 				}
 			}(s)
-			if s != "" {
-				p.tab.CallSession(ctx, s, "Page.enable", nil, nil)
+			if s != p.tab {
+				s.Call(ctx, "Page.enable", nil, nil)
 			}
-			if err := p.tab.CallSession(ctx, s, "Page.setInterceptFileChooserDialog", map[string]any{"enabled": true}, nil); err != nil {
+			if err := s.Call(ctx, "Page.setInterceptFileChooserDialog", map[string]any{"enabled": true}, nil); err != nil {
 				return nil, wrapCDP(ctx, err)
 			}
-			defer p.tab.CallSession(context.WithoutCancel(ctx), s, "Page.setInterceptFileChooserDialog", map[string]any{"enabled": false}, nil)
+			defer s.Call(context.WithoutCancel(ctx), "Page.setInterceptFileChooserDialog", map[string]any{"enabled": false}, nil)
 		}
 		click, err := p.Click(ctx, loc, ClickOptions{Settle: Settle{Quiet: 0, Cap: 1}})
 		if err != nil {
@@ -109,14 +111,14 @@ func (p *Page) Upload(ctx context.Context, loc Locator, paths []string, settle S
 		if chooser.Mode == "selectSingle" && len(files) > 1 {
 			return nil, output.Usage("the file chooser of %s takes one file, got %d", describeEl(click.Element), len(files))
 		}
-		session = op.session
-		if err := p.tab.CallSession(ctx, session, "DOM.setFileInputFiles", map[string]any{"files": canon, "backendNodeId": chooser.BackendNodeID}, nil); err != nil {
+		sess = op.sess
+		if err := sess.Call(ctx, "DOM.setFileInputFiles", map[string]any{"files": canon, "backendNodeId": chooser.BackendNodeID}, nil); err != nil {
 			return nil, output.Wrap("upload-failed", err, "setting the files")
 		}
 		var r struct {
 			Object remote `json:"object"`
 		}
-		if err := p.tab.CallSession(ctx, session, "DOM.resolveNode", map[string]any{"backendNodeId": chooser.BackendNodeID}, &r); err != nil {
+		if err := sess.Call(ctx, "DOM.resolveNode", map[string]any{"backendNodeId": chooser.BackendNodeID}, &r); err != nil {
 			return nil, wrapCDP(ctx, err)
 		}
 		inputObj = r.Object.ObjectID
@@ -132,7 +134,7 @@ func (p *Page) Upload(ctx context.Context, loc Locator, paths []string, settle S
 			} `json:"files"`
 		} `json:"act"`
 	}
-	f := &frame{session: session}
+	f := &frame{sess: sess}
 	if err := p.callValue(ctx, f, inputObj, map[string]any{"op": "ref", "act": map[string]any{"kind": "files"}}, &v); err != nil {
 		return nil, err
 	}

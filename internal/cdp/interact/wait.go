@@ -215,7 +215,7 @@ func (p *Page) waitOnce(ctx context.Context, o WaitOptions, obs *observed, deadl
 // evalJS evaluates a user expression in the page's main world.
 func (p *Page) evalJS(ctx context.Context, expr string) (any, error) {
 	var r callResult
-	err := p.tab.CallSession(ctx, "", "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true}, &r)
+	err := p.tab.Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true}, &r)
 	if err != nil {
 		return nil, wrapCDP(ctx, err)
 	}

@@ -132,13 +132,11 @@ func TestFrames(t *testing.T) {
 			if kind == "chromium" {
 				// With site isolation the localhost frame lives in another process:
 				// it is missing from the page's own frame tree.
-				var tree struct {
-					FrameTree frameTree `json:"frameTree"`
-				}
-				if err := p.Call(ctx, "Page.getFrameTree", nil, &tree); err != nil {
+				tree, err := p.FrameTree(ctx)
+				if err != nil {
 					t.Fatal(err)
 				}
-				for _, c := range tree.FrameTree.ChildFrames {
+				for _, c := range tree.ChildFrames {
 					if strings.Contains(c.Frame.URL, "localhost") {
 						t.Fatalf("the cross-origin frame is in-process; this run does not test OOPIFs")
 					}

@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -229,25 +228,6 @@ func (r *frameReader) fill(id string, doc *rawDoc, err error) {
 	r.order = append(r.order[:at], append(ids, r.order[at:]...)...)
 }
 
-type frameTree struct {
-	Frame struct {
-		ID       string `json:"id"`
-		ParentID string `json:"parentId"`
-		URL      string `json:"url"`
-	} `json:"frame"`
-	ChildFrames []frameTree `json:"childFrames"`
-}
-
-type attached struct {
-	SessionID  string `json:"sessionId"`
-	TargetInfo struct {
-		TargetID      string `json:"targetId"`
-		Type          string `json:"type"`
-		URL           string `json:"url"`
-		ParentFrameID string `json:"parentFrameId"`
-	} `json:"targetInfo"`
-}
-
 // setFrameID records the browser's id of frame id.
 func (r *frameReader) setFrameID(id, frameID string) {
 	r.mu.Lock()
@@ -266,26 +246,19 @@ func (r *frameReader) readSession(ctx context.Context, s *cdp.Page, attach bool,
 	if depth > r.opts.MaxFrameDepth {
 		return
 	}
-	events, stop := s.Events("Target.attachedToTarget")
-	defer stop()
-	autoErr := make(chan error, 1)
+	var oopifs *cdp.OOPIFAttach
 	if attach {
-		go func() {
-			autoErr <- s.Call(ctx, "Target.setAutoAttach", map[string]any{"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}, nil)
-		}()
-	} else {
-		autoErr <- errors.New("not attaching")
+		// Answered while the frame tree is walked.
+		oopifs = s.AttachOOPIFs(ctx)
+		defer oopifs.Close()
 	}
 
 	// walked maps a frame id to the world that serialised its document (0: the
 	// main world).
 	walked := map[string]int64{}
-	var tree struct {
-		FrameTree frameTree `json:"frameTree"`
-	}
-	if err := s.Call(ctx, "Page.getFrameTree", nil, &tree); err == nil {
-		walked[tree.FrameTree.Frame.ID] = 0
-		queue := append([]frameTree(nil), tree.FrameTree.ChildFrames...)
+	if tree, err := s.FrameTree(ctx); err == nil {
+		walked[tree.Frame.ID] = 0
+		queue := append([]cdp.FrameTree(nil), tree.ChildFrames...)
 		for len(queue) > 0 {
 			ft := queue[0]
 			queue = queue[1:]
@@ -311,67 +284,50 @@ func (r *frameReader) readSession(ctx context.Context, s *cdp.Page, attach bool,
 			queue = append(queue, ft.ChildFrames...)
 		}
 	}
-	if err := <-autoErr; err != nil {
+	if oopifs == nil || oopifs.Started() != nil {
 		return
 	}
 	// Stop attaching when done (this also detaches the frames attached here), so
 	// a later read on the same connection is told about them again.
-	defer s.Call(context.WithoutCancel(ctx), "Target.setAutoAttach", map[string]any{"autoAttach": false, "waitForDebuggerOnStart": false, "flatten": true}, nil)
-	// Out-of-process frames: one attachedToTarget event each, sent as the
-	// auto-attach starts. Wait for as many as frames are still pending here.
+	defer oopifs.Detach(context.WithoutCancel(ctx))
+	// Out-of-process frames: attached as the auto-attach starts. Wait for as
+	// many as frames are still pending here.
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	grace := time.NewTimer(250 * time.Millisecond)
 	defer grace.Stop()
 	var delegated []string
 	for r.pendingHere(delegated) > 0 {
-		select {
-		case ev, ok := <-events:
-			if !ok {
-				return
-			}
-			var a attached
-			if json.Unmarshal(ev.Params, &a) != nil || a.TargetInfo.Type != "iframe" {
-				continue
-			}
-			world, ok := walked[a.TargetInfo.ParentFrameID]
-			if !ok {
-				world = 0
-			}
-			id := ownerID(ctx, s, a.TargetInfo.TargetID, world)
-			if id == "" || !r.pending(id) {
-				continue
-			}
-			r.setFrameID(id, a.TargetInfo.TargetID)
-			child := s.Child(a.SessionID, a.TargetInfo.TargetID)
-			delegated = append(delegated, id)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				doc, err := readMain(ctx, child, id, r.opts)
-				r.fill(id, doc, err)
-				if err == nil && len(doc.Frames) > 0 {
-					r.readSession(ctx, child, hasPending(doc.Frames), depth+1)
-				}
-			}()
-		case <-grace.C:
-			return
-		case <-ctx.Done():
+		o, err := oopifs.Next(ctx, grace.C)
+		if o == nil || err != nil {
 			return
 		}
+		id := ownerID(ctx, s, o.FrameID, walked[o.ParentFrameID])
+		if id == "" || !r.pending(id) {
+			continue
+		}
+		r.setFrameID(id, o.FrameID)
+		delegated = append(delegated, id)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			doc, err := readMain(ctx, o.Session, id, r.opts)
+			r.fill(id, doc, err)
+			if err == nil && len(doc.Frames) > 0 {
+				r.readSession(ctx, o.Session, hasPending(doc.Frames), depth+1)
+			}
+		}()
 	}
 }
 
 // ownerID is the id serialize.js gave the element owning frame frameID, looked
 // up in the world that serialised the owner's document ("" when unknown).
 func ownerID(ctx context.Context, s *cdp.Page, frameID string, world int64) string {
-	var owner struct {
-		BackendNodeID int64 `json:"backendNodeId"`
-	}
-	if err := s.Call(ctx, "DOM.getFrameOwner", map[string]any{"frameId": frameID}, &owner); err != nil || owner.BackendNodeID == 0 {
+	owner, err := s.FrameOwner(ctx, frameID)
+	if err != nil || owner == 0 {
 		return ""
 	}
-	params := map[string]any{"backendNodeId": owner.BackendNodeID, "objectGroup": "dtb-read"}
+	params := map[string]any{"backendNodeId": owner, "objectGroup": "dtb-read"}
 	if world != 0 {
 		params["executionContextId"] = world
 	}
@@ -420,10 +376,8 @@ func readMain(ctx context.Context, s *cdp.Page, id string, o SnapOptions) (*rawD
 // readInWorld serialises an in-process frame's document in an isolated world of
 // that frame and returns the world's execution context.
 func readInWorld(ctx context.Context, s *cdp.Page, frameID, id string, o SnapOptions) (int64, *rawDoc, error) {
-	var w struct {
-		ExecutionContextID int64 `json:"executionContextId"`
-	}
-	if err := s.Call(ctx, "Page.createIsolatedWorld", map[string]any{"frameId": frameID, "worldName": "dtb-read"}, &w); err != nil {
+	world, err := s.IsolatedWorld(ctx, frameID, "dtb-read")
+	if err != nil {
 		return 0, nil, err
 	}
 	so := serialOpts{Prefix: id + ".", KeepStyle: o.KeepStyle, KeepAriaHidden: o.KeepAriaHidden, Frames: true}
@@ -440,7 +394,7 @@ func readInWorld(ctx context.Context, s *cdp.Page, frameID, id string, o SnapOpt
 	}
 	if err := s.Call(ctx, "Runtime.callFunctionOn", map[string]any{
 		"functionDeclaration": strings.TrimSpace(serializeJS),
-		"executionContextId":  w.ExecutionContextID,
+		"executionContextId":  world,
 		"arguments":           []any{map[string]any{"value": so}},
 		"returnByValue":       true,
 	}, &res); err != nil {
@@ -457,5 +411,5 @@ func readInWorld(ctx context.Context, s *cdp.Page, frameID, id string, o SnapOpt
 	if err := json.Unmarshal(res.Result.Value, &doc); err != nil {
 		return 0, nil, err
 	}
-	return w.ExecutionContextID, &doc, nil
+	return world, &doc, nil
 }

@@ -1,0 +1,160 @@
+package cdp
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// The frame machinery interaction and reading share: a session's frame tree,
+// isolated worlds, frame owners, and the out-of-process iframes (OOPIFs) that
+// Target.setAutoAttach attaches. Every method works on the tab or on a child
+// session (an OOPIF's), so nested OOPIFs are reached by doing the same again
+// on the OOPIF's session.
+
+// FrameTree is the tree of the frames a session's renderer process holds
+// (Page.getFrameTree), its main frame at the root. An out-of-process frame is
+// not in it: it is the root of its own session's tree.
+type FrameTree struct {
+	Frame       FrameInfo   `json:"frame"`
+	ChildFrames []FrameTree `json:"childFrames"`
+}
+
+// FrameInfo is the part of a Page.Frame dtb reads.
+type FrameInfo struct {
+	ID       string `json:"id"`
+	ParentID string `json:"parentId"`
+	Name     string `json:"name"`
+	URL      string `json:"url"`
+}
+
+// FrameTree lists the frames of the page's session.
+func (p *Page) FrameTree(ctx context.Context) (*FrameTree, error) {
+	var res struct {
+		FrameTree FrameTree `json:"frameTree"`
+	}
+	if err := p.Call(ctx, "Page.getFrameTree", nil, &res); err != nil {
+		return nil, err
+	}
+	return &res.FrameTree, nil
+}
+
+// IsolatedWorld creates a JavaScript world named name in frame frameID of the
+// page's session, apart from the page's own scripts (Page.createIsolatedWorld),
+// and returns its execution context id.
+func (p *Page) IsolatedWorld(ctx context.Context, frameID, name string) (int64, error) {
+	var w struct {
+		ExecutionContextID int64 `json:"executionContextId"`
+	}
+	err := p.Call(ctx, "Page.createIsolatedWorld", map[string]any{"frameId": frameID, "worldName": name}, &w)
+	return w.ExecutionContextID, err
+}
+
+// FrameOwner is the backend node id of the element (iframe, frame) that shows
+// frame frameID in the page's session; 0 when the browser names none.
+func (p *Page) FrameOwner(ctx context.Context, frameID string) (int64, error) {
+	var owner struct {
+		BackendNodeID int64 `json:"backendNodeId"`
+	}
+	err := p.Call(ctx, "DOM.getFrameOwner", map[string]any{"frameId": frameID}, &owner)
+	return owner.BackendNodeID, err
+}
+
+// OOPIF is an out-of-process iframe that auto-attach attached: a frame that
+// runs in another renderer process than its parent, reached through its own
+// flattened session.
+type OOPIF struct {
+	// FrameID is the frame's id, which is also its target id.
+	FrameID string
+	// ParentFrameID is the frame of the attaching session that holds it.
+	ParentFrameID string
+	URL           string
+	// Session is the frame's session, a child of the tab.
+	Session *Page
+}
+
+// OOPIFAttach is auto-attach turned on on one session (AttachOOPIFs).
+type OOPIFAttach struct {
+	p      *Page
+	events <-chan Event
+	stop   func()
+	done   chan struct{}
+	err    error
+}
+
+// AttachOOPIFs listens for Target.attachedToTarget on the page's session and
+// sends Target.setAutoAttach (flatten, no waiting for the debugger) without
+// waiting for its answer, so that the round trip overlaps the caller's work:
+// Started waits for it. Chrome reports the frames already there before it
+// answers, then each new one as it appears; Next returns them. Close stops
+// listening, Detach also turns auto-attach off.
+func (p *Page) AttachOOPIFs(ctx context.Context) *OOPIFAttach {
+	events, stop := p.Events("Target.attachedToTarget")
+	a := &OOPIFAttach{p: p, events: events, stop: stop, done: make(chan struct{})}
+	go func() {
+		a.err = p.Call(ctx, "Target.setAutoAttach", autoAttach(true), nil)
+		close(a.done)
+	}()
+	return a
+}
+
+func autoAttach(on bool) map[string]any {
+	return map[string]any{"autoAttach": on, "waitForDebuggerOnStart": false, "flatten": true}
+}
+
+// Started waits for the answer to Target.setAutoAttach: nil once auto-attach
+// is on.
+func (a *OOPIFAttach) Started() error {
+	<-a.done
+	return a.err
+}
+
+// Next returns the next out-of-process iframe attached (other targets, such as
+// workers, are passed over). It returns nil, nil when expire fires first,
+// ctx.Err() when ctx ends, and ErrConnClosed when the tab's connection ends.
+func (a *OOPIFAttach) Next(ctx context.Context, expire <-chan time.Time) (*OOPIF, error) {
+	for {
+		select {
+		case ev, ok := <-a.events:
+			if !ok {
+				return nil, ErrConnClosed
+			}
+			if o := a.oopif(ev.Params); o != nil {
+				return o, nil
+			}
+		case <-expire:
+			return nil, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// oopif decodes a Target.attachedToTarget event; nil unless it is an iframe's.
+func (a *OOPIFAttach) oopif(params json.RawMessage) *OOPIF {
+	var e struct {
+		SessionID  string `json:"sessionId"`
+		TargetInfo struct {
+			TargetID      string `json:"targetId"`
+			Type          string `json:"type"`
+			URL           string `json:"url"`
+			ParentFrameID string `json:"parentFrameId"`
+		} `json:"targetInfo"`
+	}
+	if json.Unmarshal(params, &e) != nil || e.SessionID == "" || e.TargetInfo.Type != "iframe" {
+		return nil
+	}
+	return &OOPIF{FrameID: e.TargetInfo.TargetID, ParentFrameID: e.TargetInfo.ParentFrameID, URL: e.TargetInfo.URL, Session: a.p.Child(e.SessionID)}
+}
+
+// Close stops listening. Auto-attach stays on and the frames attached stay
+// attached, their sessions usable.
+func (a *OOPIFAttach) Close() { a.stop() }
+
+// Detach turns auto-attach off, which detaches the frames attached through it
+// (so that a later auto-attach on the connection reports them again), and
+// stops listening. Their sessions end: call it when done with them.
+func (a *OOPIFAttach) Detach(ctx context.Context) {
+	a.p.Call(ctx, "Target.setAutoAttach", autoAttach(false), nil)
+	a.stop()
+}
