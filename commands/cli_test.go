@@ -23,12 +23,14 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/testbrowser"
 )
 
 // TestMain builds the real dtb: "exec dtb …" in a script runs this test binary as
-// dtb, through commands.Main exactly as cmd/dtb does.
+// dtb, through commands.Main exactly as cmd/dtb does. The *_cli_test.go tests run
+// cmd/dtb itself, built once (testbrowser.MustBuild) and removed at the end.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(testbrowser.Releasing(m), map[string]func(){
 		"dtb": func() {
 			os.Exit(Main(os.Args, IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}))
 		},

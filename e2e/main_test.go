@@ -14,6 +14,7 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,22 +23,22 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dtb-cli/dtb/internal/testbrowser"
 )
 
 var (
-	root       string   // the repository
-	dtbBin     string   // the dtb binary built for this run
-	baseEnv    []string // environment of every dtb run: no DTB_* of the caller's shell, plus ours
+	root       string           // the repository
+	chrome     string           // the browser dtb launches; "" when there is none
+	cli        *testbrowser.CLI // every dtb run: no DTB_* of the caller's shell, plus ours
 	shared     *relayProc
 	browserPID int
-	skipWhy    string
 )
 
 func TestMain(m *testing.M) { os.Exit(runMain(m)) }
@@ -48,12 +49,12 @@ func runMain(m *testing.M) (code int) {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
-	if chromium() == "" {
-		skipWhy = "no Chromium installed (chromium-headless-shell or chromium)"
-		if os.Getenv("CI") == "true" {
-			fmt.Fprintln(os.Stderr, "FAIL: CI=true and no chromium-headless-shell or chromium on the PATH")
-			return 1
-		}
+	bins := testbrowser.Find()
+	chrome = cmp.Or(bins.Chrome, bins.Preferred())
+	if testbrowser.MainFail(chrome) {
+		return 1
+	}
+	if chrome == "" {
 		return m.Run()
 	}
 	tmp, err := os.MkdirTemp("", "dtb-e2e-")
@@ -62,23 +63,18 @@ func runMain(m *testing.M) (code int) {
 		return 1
 	}
 	defer os.RemoveAll(tmp)
+	defer testbrowser.Release()
 
-	dtbBin = filepath.Join(tmp, "dtb")
-	build := exec.Command("go", "build", "-o", dtbBin, "./cmd/dtb")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "FAIL: go build: %v\n%s", err, out)
+	bin, err := testbrowser.Build()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL:", err)
 		return 1
 	}
-	baseEnv = append(cleanEnv(),
-		"DTB_STATE_DIR="+filepath.Join(tmp, "state"),
-		"DTB_CACHE_DIR="+filepath.Join(tmp, "cache"),
-		"DTB_SESSION=e2e",
-		"DTB_JSON_ERRORS=1",
-		"NO_COLOR=1",
-	)
+	cli = testbrowser.NewCLI(bin, tmp, "DTB_SESSION=e2e", "DTB_JSON_ERRORS=1", "NO_COLOR=1")
+	cli.Dir = root
+	cli.Trace = os.Getenv("E2E_TRACE") != ""
 	if p := os.Getenv("DTB_CHROME"); p != "" {
-		baseEnv = append(baseEnv, "DTB_CHROME="+p)
+		cli.Env = append(cli.Env, "DTB_CHROME="+p)
 	}
 
 	shared, err = startRelayProc()
@@ -95,166 +91,42 @@ func runMain(m *testing.M) (code int) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	r := runDtb(ctx, nil, "", "browser", "launch")
-	if r.code != 0 {
-		fmt.Fprintf(os.Stderr, "FAIL: dtb browser launch: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	r := cli.Exec(ctx, nil, "", "browser", "launch")
+	if r.Code != 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: dtb browser launch: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 		return 1
 	}
 	var launched struct{ PID int }
-	if err := json.Unmarshal([]byte(r.stdout), &launched); err != nil || launched.PID == 0 {
-		fmt.Fprintf(os.Stderr, "FAIL: dtb browser launch printed %q\n", r.stdout)
+	if err := json.Unmarshal([]byte(r.Stdout), &launched); err != nil || launched.PID == 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: dtb browser launch printed %q\n", r.Stdout)
 		return 1
 	}
 	browserPID = launched.PID
 	defer func() {
 		sctx, scancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer scancel()
-		if r := runDtb(sctx, nil, "", "browser", "stop"); r.code != 0 {
-			fmt.Fprintf(os.Stderr, "e2e: dtb browser stop: exit %d %s\n", r.code, r.stderr)
+		if r := cli.Exec(sctx, nil, "", "browser", "stop"); r.Code != 0 {
+			fmt.Fprintf(os.Stderr, "e2e: dtb browser stop: exit %d %s\n", r.Code, r.Stderr)
 		}
 		// Fallback: the browser leads its own process group.
-		if alive(browserPID) {
-			syscall.Kill(-browserPID, syscall.SIGKILL)
-			syscall.Kill(browserPID, syscall.SIGKILL)
+		if testbrowser.Alive(browserPID) {
+			testbrowser.Kill(browserPID)
 		}
 	}()
 	return m.Run()
-}
-
-// chromium is the browser dtb will launch: DTB_CHROME, else the first on the PATH.
-func chromium() string {
-	if p := os.Getenv("DTB_CHROME"); p != "" {
-		return p
-	}
-	for _, n := range []string{"chromium-headless-shell", "chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(n); err == nil {
-			return p
-		}
-	}
-	return ""
 }
 
 // needBrowser skips (or, under CI=true, has already failed in TestMain) when
 // there is no Chromium.
 func needBrowser(t *testing.T) {
 	t.Helper()
-	if dtbBin == "" {
-		t.Skip(skipWhy)
-	}
+	testbrowser.Need(t, chrome, "Chromium")
 }
 
-func cleanEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "DTB_") && !strings.HasPrefix(kv, "NO_COLOR=") {
-			env = append(env, kv)
-		}
-	}
-	return env
-}
-
-// ---------------------------------------------------------------- running dtb
-
-type result struct {
-	args           []string
-	code           int
-	stdout, stderr string
-	elapsed        time.Duration
-}
-
-// runDtb runs the dtb binary; env entries are added to baseEnv.
-func runDtb(ctx context.Context, env []string, stdin string, args ...string) result {
-	cmd := exec.CommandContext(ctx, dtbBin, args...)
-	cmd.Env = append(append([]string(nil), baseEnv...), env...)
-	cmd.Dir = root
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	start := time.Now()
-	err := cmd.Run()
-	r := result{args: args, stdout: out.String(), stderr: errb.String(), elapsed: time.Since(start)}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.code = ee.ExitCode()
-	} else if err != nil {
-		r.code = -1
-		r.stderr += "\n(e2e: " + err.Error() + ")"
-	}
-	return r
-}
-
-// dtb runs dtb with a 60 s safety deadline.
-func dtb(t *testing.T, args ...string) result {
+// dtb runs dtb (testbrowser.RunTimeout at most; E2E_TRACE=1 logs it).
+func dtb(t *testing.T, args ...string) testbrowser.Result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	r := runDtb(ctx, nil, "", args...)
-	if os.Getenv("E2E_TRACE") != "" {
-		t.Logf("%6dms exit %d: dtb %s", r.elapsed.Milliseconds(), r.code, strings.Join(args, " "))
-	}
-	return r
-}
-
-func (r result) String() string {
-	return fmt.Sprintf("dtb %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(r.args, " "), r.code, r.stdout, r.stderr)
-}
-
-// ok requires exit 0 and returns stdout decoded (nil when stdout is empty).
-func (r result) ok(t *testing.T) map[string]any {
-	t.Helper()
-	if r.code != 0 {
-		t.Fatalf("want exit 0\n%s", r)
-	}
-	if strings.TrimSpace(r.stdout) == "" {
-		return nil
-	}
-	var doc map[string]any
-	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
-		return nil // a --jq scalar; use r.stdout
-	}
-	return doc
-}
-
-// fails requires the exit code, nothing on stdout and an error document on
-// stderr with the reason; it returns that document.
-func (r result) fails(t *testing.T, code int, reason string) map[string]any {
-	t.Helper()
-	if r.code != code {
-		t.Fatalf("want exit %d reason %s\n%s", code, reason, r)
-	}
-	if r.stdout != "" {
-		t.Fatalf("stdout on failure\n%s", r)
-	}
-	doc := errorDoc(r.stderr)
-	if doc == nil || doc["reason"] != reason || doc["ok"] != false {
-		t.Fatalf("want reason %s in the stderr error document\n%s", reason, r)
-	}
-	return doc
-}
-
-// errorDoc is the last JSON line of stderr with a reason (warnings come first).
-func errorDoc(stderr string) map[string]any {
-	lines := strings.Split(strings.TrimSpace(stderr), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		var doc map[string]any
-		if json.Unmarshal([]byte(lines[i]), &doc) == nil && doc["reason"] != nil {
-			return doc
-		}
-	}
-	return nil
-}
-
-// warnings are the stderr warning documents' reasons.
-func warnings(stderr string) []string {
-	var out []string
-	for _, line := range strings.Split(stderr, "\n") {
-		var doc map[string]any
-		if json.Unmarshal([]byte(line), &doc) == nil {
-			if w, ok := doc["warning"].(string); ok {
-				out = append(out, w)
-			}
-		}
-	}
-	return out
+	return cli.Run(t, args...)
 }
 
 // ---------------------------------------------------------------- relays
@@ -290,8 +162,8 @@ func (s *syncBuffer) String() string {
 // reads its ready line.
 func startRelayProc(extra ...string) (*relayProc, error) {
 	args := append([]string{"relay", "--static", filepath.Join(root, "testdata", "toolbar"), "--listen", "127.0.0.1:0"}, extra...)
-	cmd := exec.Command(dtbBin, args...)
-	cmd.Env = baseEnv
+	cmd := exec.Command(cli.Bin, args...)
+	cmd.Env = cli.Environ()
 	cmd.Dir = root
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -394,7 +266,7 @@ func reporterID(prefix string) string {
 func openTab(t *testing.T, u string) string {
 	t.Helper()
 	r := dtb(t, "open", u)
-	doc := r.ok(t)
+	doc := r.OK(t)
 	tab, _ := doc["tab"].(map[string]any)
 	id, _ := tab["id"].(string)
 	if id == "" {
@@ -403,11 +275,11 @@ func openTab(t *testing.T, u string) string {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		r := runDtb(ctx, nil, "", "close", "--tab", id)
-		if os.Getenv("E2E_TRACE") != "" {
-			t.Logf("%6dms close", r.elapsed.Milliseconds())
+		r := cli.Exec(ctx, nil, "", "close", "--tab", id)
+		if cli.Trace {
+			t.Logf("%6dms close", r.Elapsed.Milliseconds())
 		}
-		if r.code != 0 {
+		if r.Code != 0 {
 			t.Errorf("closing tab %s: %s", id, r)
 		}
 	})
@@ -418,8 +290,8 @@ func openTab(t *testing.T, u string) string {
 func evalIn(t *testing.T, tab, expr string) string {
 	t.Helper()
 	r := dtb(t, "eval", "--tab", tab, expr)
-	r.ok(t)
-	return strings.TrimSpace(r.stdout)
+	r.OK(t)
+	return strings.TrimSpace(r.Stdout)
 }
 
 // waitConnected waits until the relay has a live snapshot of the reporter.
@@ -430,7 +302,7 @@ func waitConnected(t *testing.T, relay, reporter string) {
 		args = append(args, "--reporter", reporter)
 	}
 	r := dtb(t, args...)
-	r.ok(t)
+	r.OK(t)
 }
 
 // poll retries cond every 50 ms until it holds or d passes.
@@ -524,17 +396,4 @@ func hostPort(t *testing.T, raw string) string {
 		t.Fatal(err)
 	}
 	return u.Host
-}
-
-func alive(pid int) bool {
-	if pid <= 0 || syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return !(i >= 0 && i+2 < len(s) && s[i+2] == 'Z')
 }

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dtb-cli/dtb/internal/testbrowser"
 )
 
 // TestToolbar drives the toolbar through both transports: the relay (dtb relay
@@ -37,21 +39,21 @@ func TestToolbar(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		// No --via and no relay URL, the session's browser is up: CDP.
-		r := runDtb(ctx, nil, "", "state", "--tab", tab, "--jq", ".connection.via")
-		r.ok(t)
-		if strings.TrimSpace(r.stdout) != `"cdp"` {
+		r := cli.Exec(ctx, nil, "", "state", "--tab", tab, "--jq", ".connection.via")
+		r.OK(t)
+		if strings.TrimSpace(r.Stdout) != `"cdp"` {
 			t.Errorf("without a relay URL: %s", r)
 		}
 		// A relay URL from the environment means the relay, browser or not.
-		r = runDtb(ctx, []string{"DTB_RELAY=" + shared.URL}, "", "state", "--reporter", rid, "--jq", ".connection.reporterId")
-		r.ok(t)
-		if strings.TrimSpace(r.stdout) != `"`+rid+`"` {
+		r = cli.Exec(ctx, []string{"DTB_RELAY=" + shared.URL}, "", "state", "--reporter", rid, "--jq", ".connection.reporterId")
+		r.OK(t)
+		if strings.TrimSpace(r.Stdout) != `"`+rid+`"` {
 			t.Errorf("with DTB_RELAY: %s", r)
 		}
 		// No browser session and no relay URL: the default relay, which is not
 		// there (exit 5), rather than a launched browser.
-		r = runDtb(ctx, []string{"DTB_SESSION=no-such-session-" + rid}, "", "state")
-		if r.code != 5 || !strings.Contains(r.stderr, "localhost:5173") {
+		r = cli.Exec(ctx, []string{"DTB_SESSION=no-such-session-" + rid}, "", "state")
+		if r.Code != 5 || !strings.Contains(r.Stderr, "localhost:5173") {
 			t.Errorf("without relay or browser: %s", r)
 		}
 	})
@@ -63,35 +65,35 @@ func TestToolbar(t *testing.T) {
 
 		relayRaw := dtb(t, "state", "--relay", shared.URL, "--reporter", rid)
 		cdpRaw := dtb(t, "state", "--via", "cdp", "--tab", tab)
-		relayRaw.ok(t)
-		cdpRaw.ok(t)
+		relayRaw.OK(t)
+		cdpRaw.OK(t)
 		want := []string{"instanceId", "contractVersion", "visible", "allowRun", "commands", "shell", "diagnostics", "connection", "extensions"}
-		if k := topKeys(t, relayRaw.stdout); !reflect.DeepEqual(k, want) {
+		if k := topKeys(t, relayRaw.Stdout); !reflect.DeepEqual(k, want) {
 			t.Errorf("relay state keys %v, want %v", k, want)
 		}
-		if k := topKeys(t, cdpRaw.stdout); !reflect.DeepEqual(k, want) {
+		if k := topKeys(t, cdpRaw.Stdout); !reflect.DeepEqual(k, want) {
 			t.Errorf("cdp state keys %v, want %v", k, want)
 		}
-		for name, r := range map[string]result{"relay": relayRaw, "cdp": cdpRaw} {
-			doc := decode(t, r.stdout)
+		for name, r := range map[string]testbrowser.Result{"relay": relayRaw, "cdp": cdpRaw} {
+			doc := decode(t, r.Stdout)
 			checkProjection(t, name, doc)
 			c := get(doc, "connection")
 			if get(c, "connected") != true || get(c, "ambiguous") != false || get(c, "instanceId") != "playground" || get(c, "allowRun") != true {
 				t.Errorf("%s connection: %v", name, c)
 			}
 		}
-		if got := get(decode(t, relayRaw.stdout), "connection", "reporterId"); got != rid {
+		if got := get(decode(t, relayRaw.Stdout), "connection", "reporterId"); got != rid {
 			t.Errorf("relay connection.reporterId %v, want %s", got, rid)
 		}
-		if got := get(decode(t, cdpRaw.stdout), "connection", "via"); got != "cdp" {
+		if got := get(decode(t, cdpRaw.Stdout), "connection", "via"); got != "cdp" {
 			t.Errorf("cdp connection.via %v", got)
 		}
 
 		// Everything but the connection is the same document, byte for byte: key
 		// order, number literals and all.
-		byteEqual := func(what string, a, b result) {
+		byteEqual := func(what string, a, b testbrowser.Result) {
 			t.Helper()
-			ma, mb := members(t, a.stdout), members(t, b.stdout)
+			ma, mb := members(t, a.Stdout), members(t, b.Stdout)
 			drop := func(ms [][2]string) (out [][2]string) {
 				for _, m := range ms {
 					if m[0] != "connection" {
@@ -117,25 +119,25 @@ func TestToolbar(t *testing.T) {
 		// The same, as a user would check it: del(.connection) through --jq.
 		a := dtb(t, "state", "--relay", shared.URL, "--reporter", rid, "--jq", "del(.connection)")
 		b := dtb(t, "state", "--via", "cdp", "--tab", tab, "--jq", "del(.connection)")
-		a.ok(t)
-		b.ok(t)
-		if a.stdout != b.stdout {
-			t.Errorf("state differs between transports:\nrelay: %s\ncdp:   %s", a.stdout, b.stdout)
+		a.OK(t)
+		b.OK(t)
+		if a.Stdout != b.Stdout {
+			t.Errorf("state differs between transports:\nrelay: %s\ncdp:   %s", a.Stdout, b.Stdout)
 		}
-		if !reflect.DeepEqual(decode(t, a.stdout), decode(t, b.stdout)) {
+		if !reflect.DeepEqual(decode(t, a.Stdout), decode(t, b.Stdout)) {
 			t.Errorf("state values differ between transports")
 		}
 
 		a = dtb(t, "commands", "--relay", shared.URL, "--reporter", rid, "--jq", "del(.connection)")
 		b = dtb(t, "commands", "--via", "cdp", "--tab", tab, "--jq", "del(.connection)")
-		a.ok(t)
-		b.ok(t)
-		if a.stdout != b.stdout {
-			t.Errorf("commands differ between transports:\nrelay: %s\ncdp:   %s", a.stdout, b.stdout)
+		a.OK(t)
+		b.OK(t)
+		if a.Stdout != b.Stdout {
+			t.Errorf("commands differ between transports:\nrelay: %s\ncdp:   %s", a.Stdout, b.Stdout)
 		}
-		cmds := decode(t, a.stdout)
+		cmds := decode(t, a.Stdout)
 		if get(cmds, "instanceId") != "playground" || get(cmds, "allowRun") != true {
-			t.Errorf("commands document: %s", a.stdout)
+			t.Errorf("commands document: %s", a.Stdout)
 		}
 		ids := map[string]bool{}
 		for _, c := range get(cmds, "commands").([]any) {
@@ -150,14 +152,14 @@ func TestToolbar(t *testing.T) {
 		// A command's result is the same value too, redacted by the page either way.
 		a = dtb(t, "run", "env.info", "--relay", shared.URL, "--reporter", rid, "--jq", ".result")
 		b = dtb(t, "run", "env.info", "--via", "cdp", "--tab", tab, "--jq", ".result")
-		a.ok(t)
-		b.ok(t)
-		if a.stdout != b.stdout {
-			t.Errorf("env.info result differs:\nrelay: %s\ncdp:   %s", a.stdout, b.stdout)
+		a.OK(t)
+		b.OK(t)
+		if a.Stdout != b.Stdout {
+			t.Errorf("env.info result differs:\nrelay: %s\ncdp:   %s", a.Stdout, b.Stdout)
 		}
-		res := decode(t, a.stdout)
+		res := decode(t, a.Stdout)
 		if get(res, "apiKey") != "[redacted]" || get(res, "note") != "Bearer [redacted]" || get(res, "instanceId") != "playground" {
-			t.Errorf("env.info result: %s", a.stdout)
+			t.Errorf("env.info result: %s", a.Stdout)
 		}
 	})
 
@@ -170,7 +172,7 @@ func TestToolbar(t *testing.T) {
 		cdp := []string{"--via", "cdp", "--tab", tab}
 
 		// relay → page, seen over CDP
-		doc := dtb(t, append([]string{"run", "flags.set", "key=search.rank", "value=9"}, relay...)...).ok(t)
+		doc := dtb(t, append([]string{"run", "flags.set", "key=search.rank", "value=9"}, relay...)...).OK(t)
 		if doc["ok"] != true || doc["command"] != "flags.set" || doc["ranIn"] != rid {
 			t.Errorf("relay run: %v", doc)
 		}
@@ -180,29 +182,29 @@ func TestToolbar(t *testing.T) {
 		if _, ok := doc["result"]; ok {
 			t.Errorf("flags.set returns nothing, got result: %v", doc)
 		}
-		if v := flagEffective(t, dtb(t, append([]string{"state"}, cdp...)...).stdout, "search.rank"); v != 9.0 {
+		if v := flagEffective(t, dtb(t, append([]string{"state"}, cdp...)...).Stdout, "search.rank"); v != 9.0 {
 			t.Errorf("over CDP after relay set: search.rank = %v, want 9", v)
 		}
 		// The follow-up check-in carried a fresh snapshot: the relay has it too.
-		if v := flagEffective(t, dtb(t, append([]string{"state"}, relay...)...).stdout, "search.rank"); v != 9.0 {
+		if v := flagEffective(t, dtb(t, append([]string{"state"}, relay...)...).Stdout, "search.rank"); v != 9.0 {
 			t.Errorf("over the relay right after its run: search.rank = %v, want 9", v)
 		}
 
 		// CDP → page, seen through the relay (on a later check-in)
-		doc = dtb(t, append([]string{"run", "flags.set", "key=search.rank", "value=4"}, cdp...)...).ok(t)
+		doc = dtb(t, append([]string{"run", "flags.set", "key=search.rank", "value=4"}, cdp...)...).OK(t)
 		if doc["ok"] != true || doc["command"] != "flags.set" || doc["via"] != "cdp" {
 			t.Errorf("cdp run: %v", doc)
 		}
 		r := dtb(t, append([]string{"state", "--until", `.extensions.flags.flags[] | select(.key == "search.rank") | .effective == 4`, "--timeout", "10s"}, relay...)...)
-		r.ok(t)
-		if v := flagEffective(t, r.stdout, "search.rank"); v != 4.0 {
+		r.OK(t)
+		if v := flagEffective(t, r.Stdout, "search.rank"); v != 4.0 {
 			t.Errorf("relay after cdp set: %v", v)
 		}
 
 		// A refused value: threw, with the page's own message, through both.
 		const msg = `"new-header" is a boolean flag; "yes" is not a valid boolean value.`
 		for name, via := range map[string][]string{"relay": relay, "cdp": cdp} {
-			e := dtb(t, append([]string{"run", "flags.set", "key=new-header", "value=yes"}, via...)...).fails(t, 1, "threw")
+			e := dtb(t, append([]string{"run", "flags.set", "key=new-header", "value=yes"}, via...)...).Fails(t, 1, "threw")
 			if e["error"] != msg || e["errorName"] != "TypeError" || e["command"] != "flags.set" {
 				t.Errorf("%s: threw document %v", name, e)
 			}
@@ -210,7 +212,7 @@ func TestToolbar(t *testing.T) {
 				t.Errorf("relay: status %v, want 422", e["status"])
 			}
 		}
-		if v := flagEffective(t, dtb(t, append([]string{"state"}, cdp...)...).stdout, "new-header"); v != true {
+		if v := flagEffective(t, dtb(t, append([]string{"state"}, cdp...)...).Stdout, "new-header"); v != true {
 			t.Errorf("a refused set changed new-header to %v", v)
 		}
 	})
@@ -218,44 +220,44 @@ func TestToolbar(t *testing.T) {
 	t.Run("no page connected", func(t *testing.T) {
 		t.Parallel()
 		fresh := startRelay(t)
-		e := dtb(t, "state", "--relay", fresh.URL).fails(t, 5, "no-page-connected")
+		e := dtb(t, "state", "--relay", fresh.URL).Fails(t, 5, "no-page-connected")
 		if get(e, "connection", "connected") != false || get(e, "connection", "checkedInAt") != nil {
 			t.Errorf("no-page document: %v", e)
 		}
-		dtb(t, "commands", "--relay", fresh.URL).fails(t, 5, "no-page-connected")
-		dtb(t, "run", "flags.set", "key=search.rank", "value=1", "--relay", fresh.URL).fails(t, 5, "no-page-connected")
-		e = dtb(t, "run", "flags.set", "key=search.rank", "value=1", "--no-check", "--relay", fresh.URL).fails(t, 5, "no-page-connected")
+		dtb(t, "commands", "--relay", fresh.URL).Fails(t, 5, "no-page-connected")
+		dtb(t, "run", "flags.set", "key=search.rank", "value=1", "--relay", fresh.URL).Fails(t, 5, "no-page-connected")
+		e = dtb(t, "run", "flags.set", "key=search.rank", "value=1", "--no-check", "--relay", fresh.URL).Fails(t, 5, "no-page-connected")
 		if e["status"] != 503.0 {
 			t.Errorf("POST with no page: %v", e)
 		}
 
 		// --until gives up: exit 4, saying what it last saw.
 		r := dtb(t, "state", "--relay", fresh.URL, "--until", ".connection.connected", "--timeout", "1s", "--interval", "100ms")
-		e = r.fails(t, 4, "timeout")
+		e = r.Fails(t, 4, "timeout")
 		if e["lastReason"] != "no-page-connected" {
 			t.Errorf("timeout document: %v", e)
 		}
-		if r.elapsed > 5*time.Second {
-			t.Errorf("--timeout 1s took %s", r.elapsed)
+		if r.Elapsed > 5*time.Second {
+			t.Errorf("--timeout 1s took %s", r.Elapsed)
 		}
 
 		// --until waits for the page, which is opened while it polls.
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		waiting := make(chan result, 1)
+		waiting := make(chan testbrowser.Result, 1)
 		go func() {
-			waiting <- runDtb(ctx, nil, "", "state", "--relay", fresh.URL, "--until", ".connection.connected", "--timeout", "20s")
+			waiting <- cli.Exec(ctx, nil, "", "state", "--relay", fresh.URL, "--until", ".connection.connected", "--timeout", "20s")
 		}()
 		time.Sleep(300 * time.Millisecond) // let it poll a few times with nothing there
 		openTab(t, fresh.page(""))
 		r = <-waiting
-		doc := r.ok(t)
+		doc := r.OK(t)
 		if get(doc, "connection", "connected") != true || get(doc, "shell", "mounted") != true {
-			t.Errorf("--until returned %s", r.stdout)
+			t.Errorf("--until returned %s", r.Stdout)
 		}
 
 		// A predicate that never holds on a connected page: exit 4 with lastState.
-		e = dtb(t, "state", "--relay", fresh.URL, "--until", ".visible == false", "--timeout", "1s").fails(t, 4, "timeout")
+		e = dtb(t, "state", "--relay", fresh.URL, "--until", ".visible == false", "--timeout", "1s").Fails(t, 4, "timeout")
 		if get(e, "lastState", "visible") != true {
 			t.Errorf("timeout with a page: %v", e)
 		}
@@ -266,17 +268,17 @@ func TestToolbar(t *testing.T) {
 		rid := reporterID("readonly")
 		tab := openTab(t, shared.page("allowRun=0&reporterId="+rid))
 		waitConnected(t, shared.URL, rid)
-		doc := dtb(t, "state", "--relay", shared.URL, "--reporter", rid).ok(t)
+		doc := dtb(t, "state", "--relay", shared.URL, "--reporter", rid).OK(t)
 		if get(doc, "allowRun") != false || get(doc, "connection", "allowRun") != false {
 			t.Errorf("state of a read-only page: allowRun %v / %v", get(doc, "allowRun"), get(doc, "connection", "allowRun"))
 		}
-		e := dtb(t, "run", "flags.set", "key=search.rank", "value=3", "--relay", shared.URL, "--reporter", rid).fails(t, 6, "run-not-allowed")
+		e := dtb(t, "run", "flags.set", "key=search.rank", "value=3", "--relay", shared.URL, "--reporter", rid).Fails(t, 6, "run-not-allowed")
 		if e["status"] != 403.0 {
 			t.Errorf("relay refusal: %v", e)
 		}
-		dtb(t, "run", "flags.set", "key=search.rank", "value=3", "--via", "cdp", "--tab", tab).fails(t, 6, "run-not-allowed")
+		dtb(t, "run", "flags.set", "key=search.rank", "value=3", "--via", "cdp", "--tab", tab).Fails(t, 6, "run-not-allowed")
 		// Nothing ran.
-		if v := flagEffective(t, dtb(t, "state", "--via", "cdp", "--tab", tab).stdout, "search.rank"); v != 2.0 {
+		if v := flagEffective(t, dtb(t, "state", "--via", "cdp", "--tab", tab).Stdout, "search.rank"); v != 2.0 {
 			t.Errorf("search.rank = %v after refused runs", v)
 		}
 	})
@@ -291,12 +293,12 @@ func TestToolbar(t *testing.T) {
 			"cdp":   {"--via", "cdp", "--tab", tab},
 		} {
 			// dtb's own check against the command list
-			e := dtb(t, append([]string{"run", "nope.nothing"}, via...)...).fails(t, 3, "unknown-command")
+			e := dtb(t, append([]string{"run", "nope.nothing"}, via...)...).Fails(t, 3, "unknown-command")
 			if _, asked := e["ranIn"]; asked {
 				t.Errorf("%s: the check should answer before the page: %v", name, e)
 			}
 			// the page's answer
-			e = dtb(t, append([]string{"run", "nope.nothing", "--no-check"}, via...)...).fails(t, 3, "unknown-command")
+			e = dtb(t, append([]string{"run", "nope.nothing", "--no-check"}, via...)...).Fails(t, 3, "unknown-command")
 			if e["command"] != "nope.nothing" {
 				t.Errorf("%s --no-check: %v", name, e)
 			}
@@ -322,18 +324,18 @@ func TestToolbar(t *testing.T) {
 			"relay": {"--relay", shared.URL, "--reporter", rid},
 			"cdp":   {"--via", "cdp", "--tab", tab},
 		} {
-			e := dtb(t, append([]string{"run", "demo.throwString"}, via...)...).fails(t, 1, "threw")
+			e := dtb(t, append([]string{"run", "demo.throwString"}, via...)...).Fails(t, 1, "threw")
 			if e["error"] != "plain string thrown" {
 				t.Errorf("%s: %v", name, e)
 			}
 			if _, has := e["errorName"]; has {
 				t.Errorf("%s: a thrown string has no errorName: %v", name, e)
 			}
-			e = dtb(t, append([]string{"run", "jobs.explode"}, via...)...).fails(t, 1, "threw")
+			e = dtb(t, append([]string{"run", "jobs.explode"}, via...)...).Fails(t, 1, "threw")
 			if e["error"] != "the job exploded" || e["errorName"] != "RangeError" {
 				t.Errorf("%s: %v", name, e)
 			}
-			e = dtb(t, append([]string{"run", "demo.bigint"}, via...)...).fails(t, 1, "threw")
+			e = dtb(t, append([]string{"run", "demo.bigint"}, via...)...).Fails(t, 1, "threw")
 			if msg, _ := e["error"].(string); !strings.Contains(msg, "could not be serialised") || !strings.Contains(msg, "BigInt") {
 				t.Errorf("%s: %v", name, e)
 			}
@@ -346,30 +348,30 @@ func TestToolbar(t *testing.T) {
 		tab := openTab(t, shared.page("reporterId="+rid))
 		waitConnected(t, shared.URL, rid)
 		relay := []string{"--relay", shared.URL, "--reporter", rid}
-		dtb(t, append([]string{"run", "toolbar.teardown", "zombie=true"}, relay...)...).ok(t)
+		dtb(t, append([]string{"run", "toolbar.teardown", "zombie=true"}, relay...)...).OK(t)
 		poll(t, 5*time.Second, "teardown", func() bool {
 			return evalIn(t, tab, "__fixture.stats().tornDown") == "true"
 		})
 		// The zombie reporter still checks in and answers: torn-down, 409.
-		e := dtb(t, append([]string{"run", "flags.set", "key=search.rank", "value=5"}, relay...)...).fails(t, 1, "torn-down")
+		e := dtb(t, append([]string{"run", "flags.set", "key=search.rank", "value=5"}, relay...)...).Fails(t, 1, "torn-down")
 		if e["status"] != 409.0 || e["ranIn"] != rid {
 			t.Errorf("relay torn-down: %v", e)
 		}
 		// Over CDP the global is gone with the last instance: no toolbar at all.
-		e = dtb(t, "state", "--via", "cdp", "--tab", tab).fails(t, 5, "no-toolbar")
+		e = dtb(t, "state", "--via", "cdp", "--tab", tab).Fails(t, 5, "no-toolbar")
 		if e["detail"] != "absent" {
 			t.Errorf("cdp state after teardown: %v", e)
 		}
-		dtb(t, "run", "flags.set", "key=search.rank", "value=5", "--no-check", "--via", "cdp", "--tab", tab).fails(t, 5, "no-toolbar")
+		dtb(t, "run", "flags.set", "key=search.rank", "value=5", "--no-check", "--via", "cdp", "--tab", tab).Fails(t, 5, "no-toolbar")
 
 		// One of two instances torn down: that one is gone, the other answers.
 		tab2 := openTab(t, shared.page("instance=a,b&report=0"))
 		evalIn(t, tab2, `__fixture.teardown("a")`)
-		e = dtb(t, "state", "--via", "cdp", "--tab", tab2, "--instance", "a").fails(t, 3, "no-such-instance")
+		e = dtb(t, "state", "--via", "cdp", "--tab", tab2, "--instance", "a").Fails(t, 3, "no-such-instance")
 		if !reflect.DeepEqual(e["instances"], []any{"b"}) {
 			t.Errorf("no-such-instance: %v", e)
 		}
-		doc := dtb(t, "state", "--via", "cdp", "--tab", tab2).ok(t)
+		doc := dtb(t, "state", "--via", "cdp", "--tab", tab2).OK(t)
 		if get(doc, "instanceId") != "b" {
 			t.Errorf("the remaining instance: %v", get(doc, "instanceId"))
 		}
@@ -387,15 +389,15 @@ func TestToolbar(t *testing.T) {
 			return evalIn(t, tab, "__fixture.stats().inFlight") == "false"
 		})
 		res := dtb(t, "run", "flags.set", "key=search.rank", "value=2", "--relay", r.URL)
-		e := res.fails(t, 4, "timeout")
+		e := res.Fails(t, 4, "timeout")
 		if e["pickedUp"] != false || e["command"] != "flags.set" || e["status"] != 504.0 {
 			t.Errorf("504 without pickup: %v", e)
 		}
 		if msg, _ := e["error"].(string); !strings.Contains(msg, "No page picked up") {
 			t.Errorf("message: %v", e)
 		}
-		if w, _ := e["waitedMs"].(float64); w < 1400 || res.elapsed > 8*time.Second {
-			t.Errorf("waitedMs %v, elapsed %s", e["waitedMs"], res.elapsed)
+		if w, _ := e["waitedMs"].(float64); w < 1400 || res.Elapsed > 8*time.Second {
+			t.Errorf("waitedMs %v, elapsed %s", e["waitedMs"], res.Elapsed)
 		}
 	})
 
@@ -405,7 +407,7 @@ func TestToolbar(t *testing.T) {
 		tab := openTab(t, r.page("nopickup=1"))
 		waitConnected(t, r.URL, "")
 		res := dtb(t, "run", "flags.set", "key=search.rank", "value=2", "--relay", r.URL)
-		e := res.fails(t, 4, "timeout")
+		e := res.Fails(t, 4, "timeout")
 		if e["pickedUp"] != true || e["command"] != "flags.set" || e["status"] != 504.0 {
 			t.Errorf("504 after pickup: %v", e)
 		}
@@ -427,45 +429,45 @@ func TestToolbar(t *testing.T) {
 		waitConnected(t, r.URL, two)
 
 		res := dtb(t, "state", "--relay", r.URL)
-		doc := res.ok(t)
+		doc := res.OK(t)
 		if get(doc, "connection", "ambiguous") != true || get(doc, "connection", "reporters") != 2.0 {
 			t.Errorf("connection: %v", get(doc, "connection"))
 		}
-		if w := warnings(res.stderr); !reflect.DeepEqual(w, []string{"ambiguous"}) {
-			t.Errorf("warnings %v, want [ambiguous]; stderr %s", w, res.stderr)
+		if w := res.Warnings(); !reflect.DeepEqual(w, []string{"ambiguous"}) {
+			t.Errorf("warnings %v, want [ambiguous]; stderr %s", w, res.Stderr)
 		}
-		e := dtb(t, "state", "--relay", r.URL, "--strict").fails(t, 7, "ambiguous-reporters")
+		e := dtb(t, "state", "--relay", r.URL, "--strict").Fails(t, 7, "ambiguous-reporters")
 		if get(e, "connection", "reporters") != 2.0 {
 			t.Errorf("strict: %v", e)
 		}
 
 		// --reporter picks the second tab, for reads and runs.
 		res = dtb(t, "state", "--relay", r.URL, "--reporter", two, "--strict")
-		doc = res.ok(t)
+		doc = res.OK(t)
 		if get(doc, "connection", "reporterId") != two || get(doc, "connection", "ambiguous") != false {
 			t.Errorf("--reporter state connection: %v", get(doc, "connection"))
 		}
-		if w := warnings(res.stderr); len(w) != 0 {
+		if w := res.Warnings(); len(w) != 0 {
 			t.Errorf("--reporter warns %v", w)
 		}
-		doc = dtb(t, "commands", "--relay", r.URL, "--reporter", two).ok(t)
+		doc = dtb(t, "commands", "--relay", r.URL, "--reporter", two).OK(t)
 		if get(doc, "connection", "reporterId") != two {
 			t.Errorf("--reporter commands: %v", get(doc, "connection"))
 		}
-		doc = dtb(t, "run", "flags.set", "key=search.rank", "value=7", "--relay", r.URL, "--reporter", two).ok(t)
+		doc = dtb(t, "run", "flags.set", "key=search.rank", "value=7", "--relay", r.URL, "--reporter", two).OK(t)
 		if doc["ranIn"] != two {
 			t.Errorf("ran in %v, want %s", doc["ranIn"], two)
 		}
-		if v := flagEffective(t, dtb(t, "state", "--via", "cdp", "--tab", tab2).stdout, "search.rank"); v != 7.0 {
+		if v := flagEffective(t, dtb(t, "state", "--via", "cdp", "--tab", tab2).Stdout, "search.rank"); v != 7.0 {
 			t.Errorf("second tab: search.rank %v, want 7", v)
 		}
-		if v := flagEffective(t, dtb(t, "state", "--via", "cdp", "--tab", tab1).stdout, "search.rank"); v != 2.0 {
+		if v := flagEffective(t, dtb(t, "state", "--via", "cdp", "--tab", tab1).Stdout, "search.rank"); v != 2.0 {
 			t.Errorf("first tab: search.rank %v, want 2 (untouched)", v)
 		}
-		if v := flagEffective(t, dtb(t, "state", "--relay", r.URL, "--reporter", two).stdout, "search.rank"); v != 7.0 {
+		if v := flagEffective(t, dtb(t, "state", "--relay", r.URL, "--reporter", two).Stdout, "search.rank"); v != 7.0 {
 			t.Errorf("relay, second tab: search.rank %v, want 7", v)
 		}
-		e = dtb(t, "state", "--relay", r.URL, "--reporter", "nobody-"+two).fails(t, 5, "no-page-connected")
+		e = dtb(t, "state", "--relay", r.URL, "--reporter", "nobody-"+two).Fails(t, 5, "no-page-connected")
 		if ids, _ := e["reporterIds"].([]any); len(ids) != 2 {
 			t.Errorf("unknown reporter: %v", e)
 		}
@@ -478,7 +480,7 @@ func TestToolbar(t *testing.T) {
 		poll(t, 10*time.Second, "two refused check-ins", func() bool {
 			return evalIn(t, tab, "__fixture.stats().checkIns >= 2 && __fixture.stats().lastStatus === 400 && __fixture.stats().ok === 0") == "true"
 		})
-		e := dtb(t, "state", "--relay", r.URL).fails(t, 5, "no-page-connected")
+		e := dtb(t, "state", "--relay", r.URL).Fails(t, 5, "no-page-connected")
 		if get(e, "connection", "checkedInAt") != nil || get(e, "connection", "connected") != false {
 			t.Errorf("a refused page connected: %v", e)
 		}
@@ -492,7 +494,7 @@ func TestToolbar(t *testing.T) {
 			t.Errorf("replayed check-in: %d %v", status, ans)
 		}
 		// The bridge itself is fine over CDP.
-		if doc := dtb(t, "state", "--via", "cdp", "--tab", tab).ok(t); get(doc, "instanceId") != "playground" {
+		if doc := dtb(t, "state", "--via", "cdp", "--tab", tab).OK(t); get(doc, "instanceId") != "playground" {
 			t.Errorf("cdp: %v", get(doc, "instanceId"))
 		}
 	})
@@ -536,7 +538,7 @@ func TestToolbar(t *testing.T) {
 			t.Errorf("same origin refused: %v", ans)
 		}
 		// Nothing from the refused check-in was recorded.
-		dtb(t, "state", "--relay", shared.URL, "--reporter", "evil").fails(t, 5, "no-page-connected")
+		dtb(t, "state", "--relay", shared.URL, "--reporter", "evil").Fails(t, 5, "no-page-connected")
 	})
 
 	t.Run("over-size body", func(t *testing.T) {
@@ -555,7 +557,7 @@ func TestToolbar(t *testing.T) {
 			}
 		}
 		// The relay is still serving.
-		dtb(t, "state", "--relay", shared.URL, "--reporter", "nobody").fails(t, 5, "no-page-connected")
+		dtb(t, "state", "--relay", shared.URL, "--reporter", "nobody").Fails(t, 5, "no-page-connected")
 	})
 
 	t.Run("relay shutdown answers a waiting run", func(t *testing.T) {
@@ -565,9 +567,9 @@ func TestToolbar(t *testing.T) {
 		waitConnected(t, r.URL, "")
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		waiting := make(chan result, 1)
+		waiting := make(chan testbrowser.Result, 1)
 		go func() {
-			waiting <- runDtb(ctx, nil, "", "run", "flags.set", "key=search.rank", "value=8", "--relay", r.URL)
+			waiting <- cli.Exec(ctx, nil, "", "run", "flags.set", "key=search.rank", "value=8", "--relay", r.URL)
 		}()
 		poll(t, 10*time.Second, "the page holding the command", func() bool {
 			return evalIn(t, tab, "__fixture.stats().held.length") == "1"
@@ -580,11 +582,11 @@ func TestToolbar(t *testing.T) {
 			t.Errorf("the relay took %s to stop", d)
 		}
 		res := <-waiting
-		e := res.fails(t, 5, "server-closing")
+		e := res.Fails(t, 5, "server-closing")
 		if e["status"] != 503.0 {
 			t.Errorf("waiting run: %v", e)
 		}
-		if alive(r.PID) {
+		if testbrowser.Alive(r.PID) {
 			t.Errorf("relay pid %d still alive", r.PID)
 		}
 	})
@@ -597,43 +599,43 @@ func TestToolbar(t *testing.T) {
 			{"commands", "--via", "cdp", "--tab", tab},
 			{"run", "flags.set", "key=search.rank", "value=6", "--via", "cdp", "--tab", tab},
 		} {
-			e := dtb(t, args...).fails(t, 7, "ambiguous-instance")
+			e := dtb(t, args...).Fails(t, 7, "ambiguous-instance")
 			// The message lists the ids and names the tab by its URL.
 			if !reflect.DeepEqual(e["instances"], []any{"a", "b"}) || !strings.Contains(fmt.Sprint(e["error"]), "(a, b)") ||
 				!strings.Contains(fmt.Sprint(e["error"]), shared.URL+"/?instance=a,b") {
 				t.Errorf("dtb %s: %v", args[0], e)
 			}
 		}
-		doc := dtb(t, "state", "--via", "cdp", "--tab", tab, "--instance", "b").ok(t)
+		doc := dtb(t, "state", "--via", "cdp", "--tab", tab, "--instance", "b").OK(t)
 		if get(doc, "instanceId") != "b" || !reflect.DeepEqual(get(doc, "connection", "instances"), []any{"a", "b"}) {
 			t.Errorf("--instance b: %v %v", get(doc, "instanceId"), get(doc, "connection"))
 		}
-		doc = dtb(t, "run", "flags.set", "key=search.rank", "value=6", "--via", "cdp", "--tab", tab, "--instance", "b").ok(t)
+		doc = dtb(t, "run", "flags.set", "key=search.rank", "value=6", "--via", "cdp", "--tab", tab, "--instance", "b").OK(t)
 		if doc["ok"] != true || doc["instanceId"] != "b" {
 			t.Errorf("run --instance b: %v", doc)
 		}
-		if v := flagEffective(t, dtb(t, "state", "--via", "cdp", "--tab", tab, "--instance", "b").stdout, "search.rank"); v != 6.0 {
+		if v := flagEffective(t, dtb(t, "state", "--via", "cdp", "--tab", tab, "--instance", "b").Stdout, "search.rank"); v != 6.0 {
 			t.Errorf("b: %v", v)
 		}
-		if v := flagEffective(t, dtb(t, "state", "--via", "cdp", "--tab", tab, "--instance", "a").stdout, "search.rank"); v != 2.0 {
+		if v := flagEffective(t, dtb(t, "state", "--via", "cdp", "--tab", tab, "--instance", "a").Stdout, "search.rank"); v != 2.0 {
 			t.Errorf("a: %v (untouched)", v)
 		}
-		e := dtb(t, "state", "--via", "cdp", "--tab", tab, "--instance", "c").fails(t, 3, "no-such-instance")
+		e := dtb(t, "state", "--via", "cdp", "--tab", tab, "--instance", "c").Fails(t, 3, "no-such-instance")
 		if !reflect.DeepEqual(e["instances"], []any{"a", "b"}) {
 			t.Errorf("no-such-instance: %v", e)
 		}
 		// --instance means CDP; through a relay it is a usage error.
-		dtb(t, "state", "--relay", shared.URL, "--instance", "b").fails(t, 2, "usage")
+		dtb(t, "state", "--relay", shared.URL, "--instance", "b").Fails(t, 2, "usage")
 
 		blank := openTab(t, "about:blank")
-		e = dtb(t, "state", "--via", "cdp", "--tab", blank).fails(t, 5, "no-toolbar")
+		e = dtb(t, "state", "--via", "cdp", "--tab", blank).Fails(t, 5, "no-toolbar")
 		if e["detail"] != "absent" || get(e, "tab", "url") != "about:blank" || get(e, "tab", "id") != blank ||
 			!strings.Contains(fmt.Sprint(e["error"]), "(about:blank)") {
 			t.Errorf("about:blank: %v", e)
 		}
-		dtb(t, "run", "flags.set", "--no-check", "--via", "cdp", "--tab", blank).fails(t, 5, "no-toolbar")
+		dtb(t, "run", "flags.set", "--no-check", "--via", "cdp", "--tab", blank).Fails(t, 5, "no-toolbar")
 		foreign := openTab(t, shared.page("foreign=1&report=0"))
-		e = dtb(t, "state", "--via", "cdp", "--tab", foreign).fails(t, 5, "no-toolbar")
+		e = dtb(t, "state", "--via", "cdp", "--tab", foreign).Fails(t, 5, "no-toolbar")
 		if e["detail"] != "not-a-registry" {
 			t.Errorf("foreign global: %v", e)
 		}
@@ -720,7 +722,7 @@ func testDemo(t *testing.T) {
 	defer cancel()
 	cmd := exec.Command("scripts/demo")
 	cmd.Dir = root
-	cmd.Env = append(cleanEnv(), mark)
+	cmd.Env = append(testbrowser.CleanEnv(), mark)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group, not go test's
 	var out syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -805,7 +807,7 @@ func procs() map[int]proc {
 	out := map[int]proc{}
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || !alive(pid) {
+		if err != nil || !testbrowser.Alive(pid) {
 			continue
 		}
 		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))

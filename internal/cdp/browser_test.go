@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/testbrowser"
 )
 
 func reason(err error) string {
@@ -463,14 +464,11 @@ func TestBrowserWebsocketOnly(t *testing.T) {
 // binary, kills it behind dtb's back, and checks that the next command detects
 // and replaces it; stop removes the temporary profile.
 func TestLaunchAndReplace(t *testing.T) {
-	if shared == nil {
-		t.Skip(skipWhy)
-	}
-	bins := map[string]string{"headless-shell": headless, "chromium": fullChrom}
-	for name, bin := range bins {
+	needBrowser(t)
+	for name, bin := range map[string]string{"headless-shell": bins.HeadlessShell, "chromium": bins.Chromium} {
 		t.Run(name, func(t *testing.T) {
 			if bin == "" {
-				if os.Getenv("CI") == "true" && name == "headless-shell" {
+				if testbrowser.CI() && name == "headless-shell" {
 					t.Fatal("chromium-headless-shell missing under CI")
 				}
 				t.Skip(name + " not installed")

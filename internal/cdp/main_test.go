@@ -6,22 +6,21 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dtb-cli/dtb/internal/testbrowser"
 )
 
 // One headless-shell browser per test binary, attached to with --cdp by most
 // tests; a fixture server on 127.0.0.1 serving testdata/pages.
 var (
-	shared    *BrowserInfo
-	fixtures  *httptest.Server
-	headless  string // chromium-headless-shell, when installed
-	fullChrom string // chromium / chrome, when installed
-	skipWhy   string
+	shared   *testbrowser.Browser
+	fixtures *httptest.Server
+	bins     = testbrowser.Find()
 )
 
 func TestMain(m *testing.M) {
@@ -29,17 +28,7 @@ func TestMain(m *testing.M) {
 }
 
 func runMain(m *testing.M) int {
-	headless, _ = exec.LookPath("chromium-headless-shell")
-	for _, n := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(n); err == nil {
-			fullChrom = p
-			break
-		}
-	}
-	bin := headless
-	if bin == "" {
-		bin = fullChrom
-	}
+	bin := bins.Preferred()
 	mux := http.NewServeMux()
 	mux.Handle("/", http.FileServer(http.Dir(filepath.Join("..", "..", "testdata", "pages"))))
 	mux.HandleFunc("/__slow__", func(w http.ResponseWriter, r *http.Request) {
@@ -57,35 +46,27 @@ func runMain(m *testing.M) int {
 	})
 	fixtures = httptest.NewServer(mux)
 	defer fixtures.Close()
+	if testbrowser.MainFail(bin) {
+		return 1
+	}
 	if bin == "" {
-		skipWhy = "no Chromium installed"
-		if os.Getenv("CI") == "true" {
-			fmt.Fprintln(os.Stderr, "FAIL: CI=true and no chromium-headless-shell or chromium on the PATH")
-			return 1
-		}
 		return m.Run()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	info, err := Launch(ctx, LaunchOptions{Binary: bin, Session: "test"})
+	b, err := testbrowser.Launch(ctx, bin)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "FAIL: cannot launch the shared browser:", err)
 		return 1
 	}
-	shared = info
-	defer func() {
-		killGroup(info.PID, syscall.SIGKILL)
-		waitExit(info.PID, 5*time.Second)
-		removeProfile(info.ProfileDir)
-	}()
+	shared = b
+	defer b.Stop()
 	return m.Run()
 }
 
 func needBrowser(t *testing.T) {
 	t.Helper()
-	if shared == nil {
-		t.Skip(skipWhy)
-	}
+	testbrowser.Need(t, bins.Preferred(), "Chromium")
 }
 
 // attached opens a session (own state dir) attached to the shared browser.
@@ -148,4 +129,17 @@ func pageExists(t *testing.T, id string) bool {
 		}
 	}
 	return false
+}
+
+// TestTestBrowserFlags keeps the test browsers launched like dtb's own:
+// testbrowser cannot import this package (its tests import testbrowser), so it
+// mirrors BaseFlags.
+func TestTestBrowserFlags(t *testing.T) {
+	want := append([]string{"--headless"}, BaseFlags...)
+	got := append([]string(nil), testbrowser.Flags...)
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("testbrowser.Flags %v, want BaseFlags plus --headless %v", testbrowser.Flags, want)
+	}
 }

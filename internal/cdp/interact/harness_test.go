@@ -1,12 +1,13 @@
 package interact
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,33 +15,31 @@ import (
 	"time"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/testbrowser"
 )
 
-// One headless Chromium per test binary, a new tab per test, fixtures served
-// from testdata/interact by httptest on 127.0.0.1 (and a second server reached
-// as localhost, a different site, for out-of-process frames).
+// One headless Chromium per test binary (testbrowser.Shared), a new tab per
+// test, fixtures served from testdata/interact by httptest on 127.0.0.1 (and a
+// second server reached as localhost, a different site, for out-of-process
+// frames).
 
 var (
 	hOnce    sync.Once
 	hSess    *cdp.Session
 	hErr     error
-	hStateD  string
 	hFix     *httptest.Server // 127.0.0.1
 	hOther   *httptest.Server // served as localhost:<port>
 	otherURL string
 )
 
 func TestMain(m *testing.M) {
-	state, _ := os.MkdirTemp("", "dtb-interact-state-")
-	cache, _ := os.MkdirTemp("", "dtb-interact-cache-")
-	os.Setenv("DTB_STATE_DIR", state)
-	os.Setenv("DTB_CACHE_DIR", cache)
-	hStateD = state
+	remove, err := testbrowser.Isolate()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := m.Run()
 	if hSess != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		hSess.StopBrowser(ctx)
-		cancel()
 		hSess.Close()
 	}
 	if hFix != nil {
@@ -49,45 +48,32 @@ func TestMain(m *testing.M) {
 	if hOther != nil {
 		hOther.Close()
 	}
-	os.RemoveAll(state)
-	os.RemoveAll(cache)
+	testbrowser.Release()
+	remove()
 	os.Exit(code)
 }
 
+// chromeBinary is DTB_CHROME, else the full browser first: it isolates sites,
+// so the cross-site frame of the fixtures is out of process (the headless
+// shell keeps it in process).
 func chromeBinary() string {
-	// The full browser first: it isolates sites, so the cross-site frame of the
-	// fixtures is out of process (the headless shell keeps it in process).
-	for _, b := range []string{os.Getenv("DTB_CHROME"), "chromium", "google-chrome", "chromium-headless-shell", "/usr/lib/chromium/chromium-headless-shell"} {
-		if b == "" {
-			continue
-		}
-		if p, err := exec.LookPath(b); err == nil {
-			return p
-		}
-	}
-	return ""
+	b := testbrowser.Find()
+	return cmp.Or(b.Chrome, b.Full())
 }
 
 func fixtures() http.Handler {
 	return http.FileServer(http.Dir(filepath.Join("..", "..", "..", "testdata", "interact")))
 }
 
-// session launches the shared browser (once) and the fixture servers.
+// session attaches (once) to the shared browser and starts the fixture servers.
 func session(t *testing.T) *cdp.Session {
 	t.Helper()
+	b := testbrowser.Shared(t, chromeBinary())
 	hOnce.Do(func() {
-		bin := chromeBinary()
-		if bin == "" {
-			hErr = errNoChrome
-			return
-		}
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		hSess, hErr = cdp.Open(ctx, cdp.Config{Session: "interact-test", StateDir: hStateD, Chrome: bin})
+		hSess, hErr = cdp.Open(ctx, cdp.Config{Session: "interact-test", StateDir: os.Getenv("DTB_STATE_DIR"), CDP: b.Endpoint})
 		if hErr != nil {
-			return
-		}
-		if _, _, hErr = hSess.LaunchBrowser(ctx); hErr != nil {
 			return
 		}
 		hFix = httptest.NewServer(fixtures())
@@ -95,23 +81,11 @@ func session(t *testing.T) *cdp.Session {
 		_, port, _ := net.SplitHostPort(hOther.Listener.Addr().String())
 		otherURL = "http://localhost:" + port
 	})
-	if hErr == errNoChrome {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("no Chromium found (CI=true: browser tests must run)")
-		}
-		t.Skip("no Chromium found")
-	}
 	if hErr != nil {
-		t.Fatalf("browser: %v", hErr)
+		t.Fatalf("session: %v", hErr)
 	}
 	return hSess
 }
-
-type noChrome struct{}
-
-func (noChrome) Error() string { return "no chromium" }
-
-var errNoChrome error = noChrome{}
 
 // fixtureURL is the URL of a fixture page; {{other}} in query values is
 // replaced by the cross-site server's origin.

@@ -6,58 +6,40 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/testbrowser"
 )
 
-// One browser per binary and test binary: the headless shell (shared by most
-// tests) and, for the out-of-process frame tests, full Chromium, launched on
-// first use. Fixtures come from testdata/ on 127.0.0.1 (also reachable as
-// localhost:<port>, another origin and site).
+// One browser per binary and test binary (testbrowser.Shared): the headless
+// shell (shared by most tests) and, for the out-of-process frame tests, full
+// Chromium, launched on first use. Fixtures come from testdata/ on 127.0.0.1
+// (also reachable as localhost:<port>, another origin and site).
 var (
 	fixtureBase string // http://127.0.0.1:PORT
 	fixturePort int
 	binaries    = map[string]string{} // "headless-shell", "chromium" → path
-	browsersMu  sync.Mutex
-	browsers    = map[string]*cdp.BrowserInfo{}
-	skipWhy     string
 )
 
 func TestMain(m *testing.M) { os.Exit(runMain(m)) }
 
 func runMain(m *testing.M) int {
-	if p, err := exec.LookPath("chromium-headless-shell"); err == nil {
-		binaries["headless-shell"] = p
-	}
-	for _, n := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(n); err == nil {
-			binaries["chromium"] = p
-			break
-		}
-	}
-	if len(binaries) == 0 {
-		skipWhy = "no Chromium installed"
-		if os.Getenv("CI") == "true" {
-			fmt.Fprintln(os.Stderr, "FAIL: CI=true and no chromium-headless-shell or chromium on the PATH")
-			return 1
-		}
+	bins := testbrowser.Find()
+	binaries["headless-shell"], binaries["chromium"] = bins.HeadlessShell, bins.Chromium
+	if testbrowser.MainFail(bins.Preferred()) {
+		return 1
 	}
 	// Keep the developer's dtb state and cache out of reach.
-	tmp, err := os.MkdirTemp("", "dtb-readtest-")
+	remove, err := testbrowser.Isolate()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(tmp)
-	os.Setenv("DTB_STATE_DIR", filepath.Join(tmp, "state"))
-	os.Setenv("DTB_CACHE_DIR", filepath.Join(tmp, "cache"))
+	defer remove()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -68,7 +50,7 @@ func runMain(m *testing.M) int {
 	srv := &http.Server{Handler: fixtureHandler()}
 	go srv.Serve(ln)
 	defer srv.Close()
-	defer stopBrowsers()
+	defer testbrowser.Release()
 	return m.Run()
 }
 
@@ -89,23 +71,9 @@ func fixtureHandler() http.Handler {
 	return mux
 }
 
-func stopBrowsers() {
-	browsersMu.Lock()
-	defer browsersMu.Unlock()
-	for _, b := range browsers {
-		syscall.Kill(-b.PID, syscall.SIGKILL)
-		for i := 0; i < 500 && syscall.Kill(b.PID, 0) == nil; i++ {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if b.TempProfile {
-			os.RemoveAll(b.ProfileDir)
-		}
-	}
-}
-
 // browser returns the running browser of kind ("headless-shell" or
 // "chromium"; "" for the preferred one), launching it on first use.
-func browser(t *testing.T, kind string) *cdp.BrowserInfo {
+func browser(t *testing.T, kind string) *testbrowser.Browser {
 	t.Helper()
 	if kind == "" {
 		kind = "headless-shell"
@@ -113,29 +81,8 @@ func browser(t *testing.T, kind string) *cdp.BrowserInfo {
 			kind = "chromium"
 		}
 	}
-	bin := binaries[kind]
-	if bin == "" {
-		if len(binaries) == 0 {
-			t.Skip(skipWhy)
-		}
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and no %s on the PATH", kind)
-		}
-		t.Skipf("no %s installed", kind)
-	}
-	browsersMu.Lock()
-	defer browsersMu.Unlock()
-	if b := browsers[kind]; b != nil {
-		return b
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	b, err := cdp.Launch(ctx, cdp.LaunchOptions{Binary: bin, Session: "readtest"})
-	if err != nil {
-		t.Fatalf("launching %s: %v", bin, err)
-	}
-	browsers[kind] = b
-	return b
+	testbrowser.Need(t, binaries[kind], kind)
+	return testbrowser.Shared(t, binaries[kind])
 }
 
 func tctx(t *testing.T) context.Context {
