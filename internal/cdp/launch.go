@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dtb-cli/dtb/internal/cdp/chromeflags"
 	"io"
 	"os"
 	"os/exec"
@@ -16,19 +17,6 @@ import (
 
 	"github.com/dtb-cli/dtb/internal/output"
 )
-
-// BaseFlags are the flags every browser dtb launches gets.
-var BaseFlags = []string{
-	"--no-sandbox",
-	"--disable-gpu",
-	"--disable-quic",
-	"--no-first-run",
-	"--no-default-browser-check",
-	"--disable-background-networking",
-	"--disable-component-update",
-	"--disable-sync",
-	"--remote-debugging-port=0",
-}
 
 // headlessNames are tried first for headless use; fullNames for both.
 var (
@@ -117,7 +105,7 @@ func Launch(ctx context.Context, o LaunchOptions) (*BrowserInfo, error) {
 		}
 	}
 	os.Remove(filepath.Join(profile, "DevToolsActivePort")) // never read a stale one
-	args := append([]string(nil), BaseFlags...)
+	args := append([]string(nil), chromeflags.Base...)
 	headless := !o.Headed
 	if headless {
 		args = append(args, "--headless")

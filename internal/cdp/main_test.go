@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -129,17 +128,4 @@ func pageExists(t *testing.T, id string) bool {
 		}
 	}
 	return false
-}
-
-// TestTestBrowserFlags keeps the test browsers launched like dtb's own:
-// testbrowser cannot import this package (its tests import testbrowser), so it
-// mirrors BaseFlags.
-func TestTestBrowserFlags(t *testing.T) {
-	want := append([]string{"--headless"}, BaseFlags...)
-	got := append([]string(nil), testbrowser.Flags...)
-	slices.Sort(want)
-	slices.Sort(got)
-	if !slices.Equal(got, want) {
-		t.Fatalf("testbrowser.Flags %v, want BaseFlags plus --headless %v", testbrowser.Flags, want)
-	}
 }

@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dtb-cli/dtb/internal/cdp/chromeflags"
 	"net/http"
 	"os"
 	"os/exec"
@@ -93,20 +94,8 @@ func MainFail(bin string) bool {
 	return true
 }
 
-// Flags are those of every test browser: dtb's own (cdp.BaseFlags and
-// --headless, which internal/cdp's TestTestBrowserFlags checks).
-var Flags = []string{
-	"--headless",
-	"--no-sandbox",
-	"--disable-gpu",
-	"--disable-quic",
-	"--no-first-run",
-	"--no-default-browser-check",
-	"--disable-background-networking",
-	"--disable-component-update",
-	"--disable-sync",
-	"--remote-debugging-port=0",
-}
+// Flags are those of every test browser: dtb's own, headless.
+var Flags = append([]string{"--headless"}, chromeflags.Base...)
 
 // Browser is a running test browser.
 type Browser struct {

@@ -292,25 +292,32 @@ func keyEvent(name string) KeyEvent {
 
 // onFocused runs a page-side action on the focused element of the tab.
 func (p *Page) onFocused(ctx context.Context, a action) (*outcome, error) {
+	top, res, err := p.onTop(ctx, "active", a)
+	if err != nil {
+		return nil, err
+	}
+	if res.N == 0 {
+		return nil, output.Errorf("no-match", "nothing has the focus; give a locator (a CSS selector, @ref, --label …)")
+	}
+	return &outcome{Element: p.element(res.Target, top), frame: top, act: res.Act, url: res.URL, token: res.Token}, nil
+}
+
+// onTop runs a page-side op in the top frame, retrying while a navigation
+// replaces the document under it.
+func (p *Page) onTop(ctx context.Context, op string, a action) (*frame, locateRes, error) {
 	for attempt := 0; ; attempt++ {
 		top, err := p.topFrame(ctx)
 		if err != nil {
-			return nil, err
+			return nil, locateRes{}, err
 		}
 		var res locateRes
-		err = p.callValue(ctx, top, "", map[string]any{"op": "active", "act": a}, &res)
+		err = p.callValue(ctx, top, "", map[string]any{"op": op, "act": a}, &res)
 		if err != nil && isGone(err) && attempt < 20 {
 			p.top = nil
 			sleep(ctx, 25*time.Millisecond)
 			continue
 		}
-		if err != nil {
-			return nil, err
-		}
-		if res.N == 0 {
-			return nil, output.Errorf("no-match", "nothing has the focus; give a locator (a CSS selector, @ref, --label …)")
-		}
-		return &outcome{Element: p.element(res.Target, top), frame: top, act: res.Act, url: res.URL, token: res.Token}, nil
+		return top, res, err
 	}
 }
 
@@ -528,21 +535,9 @@ func (p *Page) Scroll(ctx context.Context, loc Locator, o ScrollOptions) (*Resul
 
 // onPage runs a page-side action with no element (page scrolling).
 func (p *Page) onPage(ctx context.Context, a action) (*outcome, error) {
-	for attempt := 0; ; attempt++ {
-		top, err := p.topFrame(ctx)
-		if err != nil {
-			return nil, err
-		}
-		var res locateRes
-		err = p.callValue(ctx, top, "", map[string]any{"op": "page", "act": a}, &res)
-		if err != nil && isGone(err) && attempt < 20 {
-			p.top = nil
-			sleep(ctx, 25*time.Millisecond)
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		return &outcome{frame: top, act: res.Act, url: res.URL, token: res.Token}, nil
+	top, res, err := p.onTop(ctx, "page", a)
+	if err != nil {
+		return nil, err
 	}
+	return &outcome{frame: top, act: res.Act, url: res.URL, token: res.Token}, nil
 }
