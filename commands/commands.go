@@ -23,10 +23,11 @@ Examples:
 			&cli.DurationFlag{Name: "timeout", Value: relayclient.DefaultTimeout, Usage: "give up after `DURATION`", EnvVars: []string{"DTB_TIMEOUT"}},
 		),
 		Action: action(noArgs(func(c *cli.Context, inv *invocation) (any, error) {
-			t, err := toolbarTransport(c, c.Duration("timeout"))
+			t, done, err := toolbarTransport(c, inv, c.Duration("timeout"))
 			if err != nil {
 				return nil, err
 			}
+			defer done()
 			return t.Commands(c.Context)
 		})),
 	})

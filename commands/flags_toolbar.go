@@ -32,13 +32,14 @@ func toolbarCommandFlags(own ...cli.Flag) []cli.Flag {
 
 // toolbarTransport picks the transport as DESIGN.md says: --via wins; a relay URL
 // given by flag or environment means relay; else cdp when a browser session is
-// reachable; else the default relay.
-func toolbarTransport(c *cli.Context, timeout time.Duration) (toolbar.Transport, error) {
+// reachable; else the default relay. The caller defers the returned close (the
+// CDP transport keeps its tab connection between calls).
+func toolbarTransport(c *cli.Context, inv *invocation, timeout time.Duration) (toolbar.Transport, func(), error) {
 	via := c.String("via")
 	switch via {
 	case "", "relay", "cdp":
 	default:
-		return nil, output.Usage("--via must be relay or cdp, not %q", via)
+		return nil, nil, output.Usage("--via must be relay or cdp, not %q", via)
 	}
 	if via == "" {
 		via = "relay"
@@ -47,14 +48,18 @@ func toolbarTransport(c *cli.Context, timeout time.Duration) (toolbar.Transport,
 		}
 	}
 	if via == "cdp" {
-		return cdpToolbar(c, timeout)
+		t, err := cdpToolbar(c, inv, timeout)
+		if err != nil {
+			return nil, nil, err
+		}
+		return t, t.Close, nil
 	}
 	if c.IsSet("instance") {
-		return nil, output.Usage("--instance selects an instance over CDP; the relay serves the instance that reports to it (use --reporter to pick a page)")
+		return nil, nil, output.Usage("--instance selects an instance over CDP; the relay serves the instance that reports to it (use --reporter to pick a page)")
 	}
 	client, err := relayclient.New(c.String("relay"), timeout)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &toolbar.Relay{Client: client, Reporter: c.String("reporter")}, nil
+	return &toolbar.Relay{Client: client, Reporter: c.String("reporter")}, func() {}, nil
 }

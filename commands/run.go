@@ -51,10 +51,11 @@ func runCommand(c *cli.Context, inv *invocation) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := toolbarTransport(c, c.Duration("timeout"))
+	t, done, err := toolbarTransport(c, inv, c.Duration("timeout"))
 	if err != nil {
 		return nil, err
 	}
+	defer done()
 	body := in.Value
 	if !c.Bool("no-check") {
 		doc, err := t.Commands(c.Context)

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -37,38 +38,34 @@ Examples:
 
 func runState(c *cli.Context, inv *invocation) (any, error) {
 	timeout := c.Duration("timeout")
-	t, err := toolbarTransport(c, timeout)
+	t, done, err := toolbarTransport(c, inv, timeout)
 	if err != nil {
 		return nil, err
 	}
-	ctx := c.Context
-	var doc any
+	defer done()
+	var doc json.RawMessage
 	if until := c.String("until"); until != "" {
-		args, _ := outputOptions(c)
-		pred, err := output.CompileJQ(until, args.Args)
+		opts, err := outputOptions(c) // --arg binds in --until as in --jq
 		if err != nil {
 			return nil, err
 		}
-		wctx, cancel := context.WithTimeout(ctx, timeout)
+		pred, err := output.CompileJQ(until, opts.Args)
+		if err != nil {
+			return nil, err
+		}
+		ctx, cancel := context.WithTimeout(c.Context, timeout)
 		defer cancel()
-		raw, err := toolbar.WaitFor(wctx, t, pred, args.Args, c.Duration("interval"))
+		doc, err = toolbar.WaitFor(ctx, t, pred, opts.Args, c.Duration("interval"))
 		if err != nil {
 			return nil, err
 		}
-		doc = raw
-		if err := warnConnection(inv, raw, c.Bool("fresh"), c.Bool("strict")); err != nil {
-			return nil, err
-		}
-		return doc, nil
-	}
-	raw, err := t.State(ctx)
-	if err != nil {
+	} else if doc, err = t.State(c.Context); err != nil {
 		return nil, err
 	}
-	if err := warnConnection(inv, raw, c.Bool("fresh"), c.Bool("strict")); err != nil {
+	if err := warnConnection(inv, doc, c.Bool("fresh"), c.Bool("strict")); err != nil {
 		return nil, err
 	}
-	return raw, nil
+	return doc, nil
 }
 
 func warnConnection(inv *invocation, doc []byte, fresh, strict bool) error {

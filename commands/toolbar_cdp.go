@@ -28,42 +28,80 @@ func cdpSessionReachable(c *cli.Context) bool {
 	return b != nil && (b.Attached || cdp.ProcessAlive(b.PID))
 }
 
-// cdpToolbar is the toolbar transport over CDP on the selected tab. The tab is
-// connected lazily, on the first call, and detached after each call.
-func cdpToolbar(c *cli.Context, timeout time.Duration) (toolbar.Transport, error) {
+// cdpToolbar is the toolbar transport over CDP on the selected tab.
+func cdpToolbar(c *cli.Context, inv *invocation, timeout time.Duration) (*cdpTransport, error) {
 	if c.IsSet("reporter") {
 		return nil, output.Usage("--reporter picks a page reporting to a relay; over CDP the tab is chosen with --tab (and the instance with --instance)")
 	}
-	inv := c.App.Metadata[metaKey].(*invocation)
-	return &cdpTransport{c: c, inv: inv, instance: c.String("instance"), global: c.String("global")}, nil
+	return &cdpTransport{c: c, inv: inv, timeout: timeout, instance: c.String("instance"), global: c.String("global")}, nil
 }
 
+// cdpTransport connects to the tab on its first call and keeps the connection
+// for the calls after it (run's check and run, every poll of state --until); an
+// error drops it, so the next call connects afresh (the tab may have gone).
+// Each call is bounded by the caller's context and the command's timeout.
 type cdpTransport struct {
 	c        *cli.Context
 	inv      *invocation
+	timeout  time.Duration
 	instance string
 	global   string
+
+	sess *cdp.Session
+	page *cdp.Page
+	tb   *toolbar.CDP
 }
 
-func (t *cdpTransport) with(fn func(ctx context.Context, tb *toolbar.CDP) (json.RawMessage, error)) (json.RawMessage, error) {
-	res, err := withPage(t.c, t.inv, func(ctx context.Context, _ *cdp.Session, p *cdp.Page) (any, error) {
-		tb := &toolbar.CDP{Page: p, Tab: toolbar.Tab{ID: p.ID, Alias: p.Alias}, Instance: t.instance, Global: t.global}
-		return fn(ctx, tb)
-	})
-	if err != nil {
-		return nil, err
+func (t *cdpTransport) with(ctx context.Context, fn func(ctx context.Context, tb *toolbar.CDP) (json.RawMessage, error)) (json.RawMessage, error) {
+	if t.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, t.timeout)
+		defer cancel()
 	}
-	return res.(json.RawMessage), nil
+	res, err := t.call(ctx, fn)
+	if err != nil {
+		t.Close()
+	}
+	return res, timeoutOr(ctx, err)
 }
 
-func (t *cdpTransport) State(context.Context) (json.RawMessage, error) {
-	return t.with(func(ctx context.Context, tb *toolbar.CDP) (json.RawMessage, error) { return tb.State(ctx) })
+func (t *cdpTransport) call(ctx context.Context, fn func(ctx context.Context, tb *toolbar.CDP) (json.RawMessage, error)) (json.RawMessage, error) {
+	if t.tb == nil {
+		cfg, err := browserConfig(t.c, t.inv)
+		if err != nil {
+			return nil, err
+		}
+		if t.sess, err = cdp.Open(ctx, cfg); err != nil {
+			return nil, err
+		}
+		if t.page, err = t.sess.Page(ctx, tabSelector(t.c)); err != nil {
+			return nil, err
+		}
+		t.tb = &toolbar.CDP{Page: t.page, Tab: toolbar.Tab{ID: t.page.ID, Alias: t.page.Alias}, Instance: t.instance, Global: t.global}
+	}
+	return fn(ctx, t.tb)
 }
 
-func (t *cdpTransport) Commands(context.Context) (json.RawMessage, error) {
-	return t.with(func(ctx context.Context, tb *toolbar.CDP) (json.RawMessage, error) { return tb.Commands(ctx) })
+// Close detaches from the tab and closes the session, if connected.
+func (t *cdpTransport) Close() {
+	if t.page != nil {
+		t.page.Close()
+		t.page, t.tb = nil, nil
+	}
+	if t.sess != nil {
+		t.sess.Close()
+		t.sess = nil
+	}
 }
 
-func (t *cdpTransport) Run(_ context.Context, id string, input json.RawMessage) (json.RawMessage, error) {
-	return t.with(func(ctx context.Context, tb *toolbar.CDP) (json.RawMessage, error) { return tb.Run(ctx, id, input) })
+func (t *cdpTransport) State(ctx context.Context) (json.RawMessage, error) {
+	return t.with(ctx, func(ctx context.Context, tb *toolbar.CDP) (json.RawMessage, error) { return tb.State(ctx) })
+}
+
+func (t *cdpTransport) Commands(ctx context.Context) (json.RawMessage, error) {
+	return t.with(ctx, func(ctx context.Context, tb *toolbar.CDP) (json.RawMessage, error) { return tb.Commands(ctx) })
+}
+
+func (t *cdpTransport) Run(ctx context.Context, id string, input json.RawMessage) (json.RawMessage, error) {
+	return t.with(ctx, func(ctx context.Context, tb *toolbar.CDP) (json.RawMessage, error) { return tb.Run(ctx, id, input) })
 }
