@@ -135,34 +135,27 @@ func (rt *relayT) checkIn(body string) resp {
 // waitQueued waits until n commands are waiting in the relay.
 func (rt *relayT) waitQueued(n int) {
 	rt.t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		rt.s.mu.Lock()
-		got := len(rt.s.state.queue)
-		rt.s.mu.Unlock()
-		if got == n {
-			return
-		}
-		if time.Now().After(deadline) {
-			rt.t.Fatalf("waiting for %d queued commands, have %d", n, got)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	rt.waitCount("queued commands", n, func(st *state) int { return len(st.queue) })
 }
 
 // waitHeld waits until n check-ins are being held.
 func (rt *relayT) waitHeld(n int) {
 	rt.t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
+	rt.waitCount("held check-ins", n, func(st *state) int { return len(st.holds) })
+}
+
+func (rt *relayT) waitCount(what string, n int, count func(*state) int) {
+	rt.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
 	for {
 		rt.s.mu.Lock()
-		got := len(rt.s.state.holds)
+		got := count(&rt.s.state)
 		rt.s.mu.Unlock()
 		if got == n {
 			return
 		}
 		if time.Now().After(deadline) {
-			rt.t.Fatalf("waiting for %d held check-ins, have %d", n, got)
+			rt.t.Fatalf("waiting for %d %s, have %d", n, what, got)
 		}
 		time.Sleep(time.Millisecond)
 	}

@@ -76,38 +76,39 @@ func TestHeldCheckInIsAnsweredWhenACommandIsQueued(t *testing.T) {
 	}
 	roundTrip := time.Since(start)
 	t.Logf("held check-in answered %v after the POST; round trip %v", pickup, roundTrip)
-	if pickup > 50*time.Millisecond {
+	// Only "at once" versus "when the 1.9 s hold ends" matters; loose for a loaded
+	// CI machine (typically well under a millisecond).
+	if pickup > 500*time.Millisecond {
 		t.Errorf("pickup took %v", pickup)
 	}
 }
 
 func TestHeldCheckInCountsAsConnected(t *testing.T) {
-	rt := newRelay(t, Options{StaleMs: 50, LongPollMs: 450})
+	rt := newRelay(t, Options{StaleMs: 150, LongPollMs: 950})
 	arrived := time.Now()
 	held := rt.async("POST", "/__dev-toolbar/state", body("tab-a", true, miniSnapshot))
 	rt.waitHeld(1)
-	time.Sleep(120 * time.Millisecond) // past StaleMs, still held
+	time.Sleep(300 * time.Millisecond) // past StaleMs, still held
 	r := rt.do("GET", "/__dev-toolbar/state", "")
 	jsonEq(t, r.field("connection").(object)[2:3], `{"connected":true}`)
 	jsonEq(t, r.field("connection", "reporters"), `1`)
 	if r := rt.do("GET", "/__dev-toolbar/state?reporter=tab-a", ""); r.field("connection", "connected") != true {
 		t.Errorf("per-page connection while held: %s", r.raw)
 	}
-	// Released empty after the hold (450 → 400 ms); contact counts until then.
-	rel := recv(t, held, time.Second)
-	if el := time.Since(arrived); el < 350*time.Millisecond || el > 950*time.Millisecond {
-		t.Errorf("held for %v, want ~400ms", el)
+	// Released empty after the hold (950 → 900 ms); contact counts until then.
+	rel := recv(t, held, 2*time.Second)
+	if el := time.Since(arrived); el < 850*time.Millisecond || el > 1900*time.Millisecond {
+		t.Errorf("held for %v, want ~900ms", el)
 	}
 	if rel.raw != "{\n  \"ok\": true,\n  \"pending\": []\n}\n" {
 		t.Errorf("release: %s", rel.raw)
 	}
+	// The answer counts as a check-in, so the page stays connected for StaleMs after
+	// it. (Not checked through a GET: that would have to arrive within StaleMs.)
 	r = rt.do("GET", "/__dev-toolbar/state", "")
 	at, _ := time.Parse(time.RFC3339Nano, r.field("connection", "checkedInAt").(string))
-	if at.Sub(arrived) < 300*time.Millisecond {
+	if at.Sub(arrived) < 800*time.Millisecond {
 		t.Errorf("checkedInAt %v is the arrival, not the answer (%v)", at, arrived)
-	}
-	if r.field("connection", "connected") != true {
-		t.Errorf("not connected right after the answer: %s", r.raw)
 	}
 }
 
@@ -245,7 +246,7 @@ func TestPerPageSlots(t *testing.T) {
 }
 
 func TestTargetedCommands(t *testing.T) {
-	rt := newRelay(t, Options{StaleMs: 300, TimeoutMs: 2000})
+	rt := newRelay(t, Options{StaleMs: 800, TimeoutMs: 2000})
 	rt.checkIn(body("tab-a", true, ""))
 	rt.checkIn(body("tab-b", true, ""))
 	ch := rt.async("POST", "/__dev-toolbar/commands/x?reporter=tab-b", "")
@@ -287,7 +288,7 @@ func TestTargetedCommands(t *testing.T) {
 	r = rt.do("POST", "/__dev-toolbar/commands/x?reporter=nobody", "")
 	expectReason(t, r, 503, "no-page-connected")
 	jsonEq(t, r.field("reporterIds"), `["tab-a","tab-c","tab-b"]`)
-	time.Sleep(350 * time.Millisecond)
+	time.Sleep(900 * time.Millisecond)
 	rt.checkIn(body("tab-c", true, ""))
 	r = rt.do("POST", "/__dev-toolbar/commands/x?reporter=tab-a", "")
 	expectReason(t, r, 503, "no-page-connected")
