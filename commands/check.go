@@ -34,11 +34,8 @@ Examples:
 				if c.NArg() > 1 {
 					return nil, output.Usage("%s takes one element, got %d arguments", name, c.NArg())
 				}
-				loc, err := locatorFrom(c, c.Args().First())
+				loc, err := elementFrom(c, c.Args().First(), true)
 				if err != nil {
-					return nil, err
-				}
-				if err := loc.Validate(); err != nil {
 					return nil, err
 				}
 				return withInteract(c, inv, func(ctx context.Context, _ *cdp.Session, pg *interact.Page) (any, error) {

@@ -69,11 +69,8 @@ func mouseCommand(c *cli.Context, inv *invocation, click bool) (any, error) {
 	if len(args) > 1 {
 		return nil, output.Usage("%s takes one element (quote a selector with spaces), got %d arguments", c.Command.Name, len(args))
 	}
-	loc, err := locatorFrom(c, c.Args().First())
+	loc, err := elementFrom(c, c.Args().First(), true)
 	if err != nil {
-		return nil, err
-	}
-	if err := loc.Validate(); err != nil {
 		return nil, err
 	}
 	mode, err := interact.ParseInputMode(c.String("input-mode"))

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -91,10 +92,28 @@ func locatorFrom(c *cli.Context, positional string) (interact.Locator, error) {
 			return l, err
 		}
 	}
-	if l.Ref != "" && len(l.Ref) > 0 && l.Ref[0] == '@' {
-		l.Ref = l.Ref[1:]
-	}
+	l.Ref = strings.TrimPrefix(l.Ref, "@")
 	return l, nil
+}
+
+// elementFrom is locatorFrom checked before any work is done: a required
+// element must be named, and any locator flag given must name one validly (a
+// lone --name, --within or --nth is a usage error, not silently ignored).
+func elementFrom(c *cli.Context, positional string, required bool) (interact.Locator, error) {
+	l, err := locatorFrom(c, positional)
+	if err == nil && (required || l != interact.Locator{Nth: interact.NoNth}) {
+		err = l.Validate()
+	}
+	return l, err
+}
+
+// leadingRef splits a leading @eN off the positionals of a command whose other
+// positionals are values (select's options, upload's files).
+func leadingRef(args []string) (ref string, rest []string) {
+	if len(args) > 0 && strings.HasPrefix(args[0], "@") {
+		return args[0], args[1:]
+	}
+	return "", args
 }
 
 // withInteract runs fn with an interact.Page on the selected tab, the

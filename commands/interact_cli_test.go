@@ -28,6 +28,21 @@ func TestInteractCLI(t *testing.T) {
 		e.Run(t, many...).Fails(t, 2, "too-many-files")
 		e.Run(t, "click", "--css", "a", "--text", "b").Fails(t, 2, "usage")
 		e.Run(t, "press", "Control+Bogus").Fails(t, 2, "usage")
+		// Locator flags are checked before any browser, whatever the command,
+		// and a qualifier without a locator kind is not silently dropped.
+		for _, args := range [][]string{
+			{"wait", "--name", "Save", "--no-launch"},
+			{"wait", "--css", "a", "--text", "b", "--no-launch"},
+			{"scroll", "--x", "1", "--no-launch"},
+			{"scroll", "--within", "Lamp", "--dy", "100", "--no-launch"},
+			{"type", "--name", "Email", "ada", "--no-launch"},
+			{"press", "--nth", "1", "Enter", "--no-launch"},
+			{"screenshot", "--name", "Save", "--no-launch"},
+			{"screenshot", "--css", "a", "--text", "b", "--no-launch"},
+			{"select", "red", "--no-launch"},
+		} {
+			e.Run(t, args...).Fails(t, 2, "usage")
+		}
 	})
 
 	testbrowser.Need(t, testbrowser.Find().Preferred(), "Chromium")

@@ -67,18 +67,13 @@ Examples:
 				}
 				opts.Clip = clip
 			}
-			loc, err := locatorFrom(c, c.String("element"))
+			loc, err := elementFrom(c, c.String("element"), false)
 			if err != nil {
 				return nil, err
 			}
 			byElement := !loc.Empty()
-			if byElement {
-				if opts.Full || opts.Clip != nil {
-					return nil, output.Usage("an element capture excludes --full and --clip")
-				}
-				if err := loc.Validate(); err != nil {
-					return nil, err
-				}
+			if byElement && (opts.Full || opts.Clip != nil) {
+				return nil, output.Usage("an element capture excludes --full and --clip")
 			}
 			if c.Int("padding") < 0 {
 				return nil, output.Usage("--padding must not be negative")

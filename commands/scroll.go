@@ -35,14 +35,9 @@ Examples:
 			if c.NArg() > 1 {
 				return nil, output.Usage("scroll takes one element, got %d arguments", c.NArg())
 			}
-			loc, err := locatorFrom(c, c.Args().First())
+			loc, err := elementFrom(c, c.Args().First(), false)
 			if err != nil {
 				return nil, err
-			}
-			if !loc.Empty() {
-				if err := loc.Validate(); err != nil {
-					return nil, err
-				}
 			}
 			o := interact.ScrollOptions{To: c.String("to"), Settle: settleFrom(c)}
 			if c.IsSet("dx") {

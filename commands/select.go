@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -30,19 +29,12 @@ Examples:
 			&cli.BoolFlag{Name: "by-label", Usage: "match the options' visible labels instead of their values"},
 		),
 		Action: action(func(c *cli.Context, inv *invocation) (any, error) {
-			args := positionals(c)
-			ref := ""
-			if len(args) > 0 && strings.HasPrefix(args[0], "@") {
-				ref, args = args[0], args[1:]
-			}
+			ref, args := leadingRef(positionals(c))
 			if len(args) == 0 {
 				return nil, output.Usage("select wants one or more values")
 			}
-			loc, err := locatorFrom(c, ref)
+			loc, err := elementFrom(c, ref, true)
 			if err != nil {
-				return nil, err
-			}
-			if err := loc.Validate(); err != nil {
 				return nil, err
 			}
 			return withInteract(c, inv, func(ctx context.Context, _ *cdp.Session, pg *interact.Page) (any, error) {

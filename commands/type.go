@@ -92,14 +92,6 @@ func optionalElementAnd(c *cli.Context, what string) (interact.Locator, string, 
 	default:
 		return interact.Locator{}, "", output.Usage("%s wants %s, or an element and %s, got %d arguments", c.Command.Name, what, what, len(args))
 	}
-	loc, err := locatorFrom(c, target)
-	if err != nil {
-		return loc, "", err
-	}
-	if !loc.Empty() {
-		if err := loc.Validate(); err != nil {
-			return loc, "", err
-		}
-	}
-	return loc, value, nil
+	loc, err := elementFrom(c, target, false)
+	return loc, value, err
 }

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -34,22 +33,15 @@ Examples:
   dtb upload --role button --name 'Choose files' /tmp/a.png /tmp/b.png`,
 		Flags: interactFlags(),
 		Action: action(func(c *cli.Context, inv *invocation) (any, error) {
-			args := positionals(c)
-			ref := ""
-			if len(args) > 0 && strings.HasPrefix(args[0], "@") {
-				ref, args = args[0], args[1:]
-			}
+			ref, args := leadingRef(positionals(c))
 			if len(args) == 0 {
 				return nil, output.Usage("upload wants one or more absolute file paths")
 			}
 			if _, err := interact.CheckUploadPaths(args); err != nil {
 				return nil, err
 			}
-			loc, err := locatorFrom(c, ref)
+			loc, err := elementFrom(c, ref, true)
 			if err != nil {
-				return nil, err
-			}
-			if err := loc.Validate(); err != nil {
 				return nil, err
 			}
 			return withInteract(c, inv, func(ctx context.Context, _ *cdp.Session, pg *interact.Page) (any, error) {

@@ -40,7 +40,7 @@ Examples:
 			if c.NArg() > 1 {
 				return nil, output.Usage("wait takes at most one selector argument")
 			}
-			loc, err := locatorFrom(c, c.Args().First())
+			loc, err := elementFrom(c, c.Args().First(), false)
 			if err != nil {
 				return nil, err
 			}
