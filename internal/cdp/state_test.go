@@ -1,6 +1,7 @@
 package cdp
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -64,5 +65,42 @@ func TestParseClipAndSize(t *testing.T) {
 	}
 	if w, h, ok := ParseSize("1280x900"); !ok || w != 1280 || h != 900 {
 		t.Fatal("ParseSize")
+	}
+}
+
+// TestTouchKeepsNewerCurrentTab: a page command that chose its tab from what it
+// read (say, the first listed page, as the current tab was gone) must not
+// override a current tab another dtb set meanwhile (an open's new tab).
+func TestTouchKeepsNewerCurrentTab(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	open := func() *Session {
+		s, err := Open(ctx, Config{StateDir: dir, Session: "race"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	set := func(s *Session, id string) {
+		if err := s.Update(ctx, func(st *State) error { st.CurrentTab = id; return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd, other := open(), open()
+	set(cmd, "GONE")
+	set(other, "NEW") // e.g. dtb open made its new tab current
+	cmd.touchOver(ctx, "FIRST", true, "GONE")
+	if got := open().State().CurrentTab; got != "NEW" {
+		t.Fatalf("current tab %q, want the newer NEW", got)
+	}
+	// Unchanged (or forgotten) since it was read: the choice is pinned.
+	set(other, "")
+	cmd.touchOver(ctx, "FIRST", true, "GONE")
+	if got := open().State().CurrentTab; got != "FIRST" {
+		t.Fatalf("current tab %q, want FIRST", got)
+	}
+	cmd.touch(ctx, "SECOND", true)
+	if got := open().State().CurrentTab; got != "SECOND" {
+		t.Fatalf("current tab %q, want SECOND", got)
 	}
 }

@@ -109,6 +109,7 @@ func (s *Session) Page(ctx context.Context, sel TabSelector) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
+	seen := s.state.CurrentTab
 	id, pin, err := s.pick(sel, pages)
 	if err != nil {
 		return nil, err
@@ -135,7 +136,7 @@ func (s *Session) Page(ctx context.Context, sel TabSelector) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.touch(ctx, id, pin)
+	s.touchOver(ctx, id, pin, seen)
 	return p, nil
 }
 
@@ -254,7 +255,16 @@ func workspaceNames(st *State) []string {
 
 // touch renews an owned tab's bookkeeping (at most once a minute), pins the
 // current tab, and sweeps expired entries; it writes only when something changes.
+// pin was decided on the state this process read: when another dtb has changed
+// the current tab since (e.g. an open that made its new tab current while this
+// command listed the tabs), that newer choice stands.
 func (s *Session) touch(ctx context.Context, id string, pin bool) {
+	s.touchOver(ctx, id, pin, s.state.CurrentTab)
+}
+
+// touchOver is touch with pin applying only while the file's current tab is
+// still seen (or none).
+func (s *Session) touchOver(ctx context.Context, id string, pin bool, seen string) {
 	now := time.Now().UTC()
 	st := s.state
 	t := st.Tabs[id]
@@ -267,7 +277,7 @@ func (s *Session) touch(ctx context.Context, id string, pin bool) {
 		if t := st.Tabs[id]; t != nil {
 			t.LastUse = now
 		}
-		if pin {
+		if pin && (st.CurrentTab == seen || st.CurrentTab == "") {
 			st.CurrentTab = id
 			st.EnsureAlias(id)
 		}
