@@ -254,16 +254,7 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 			}
 		}
 	}
-	i := 0
-	for i < len(rest) && strings.HasPrefix(rest[i], "-") && rest[i] != "-" && rest[i] != "--" {
-		if name := strings.TrimLeft(rest[i], "-"); !strings.Contains(name, "=") && anyArity[name] {
-			i++
-		}
-		i++
-	}
-	if i > len(rest) {
-		i = len(rest)
-	}
+	i := leadingFlags(rest, anyArity)
 	flagsBefore = append(flagsBefore, rest[:i]...)
 	rest = rest[i:]
 	if len(rest) == 0 {
@@ -295,14 +286,7 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 	rest = rest[1:]
 	// Descend into subcommands (e.g. "browser launch"), skipping interleaved flags.
 	for len(cmd.Subcommands) > 0 {
-		arity := flagArity(cmd.Flags)
-		j := 0
-		for j < len(rest) && strings.HasPrefix(rest[j], "-") && rest[j] != "-" && rest[j] != "--" {
-			if name := strings.TrimLeft(rest[j], "-"); !strings.Contains(name, "=") && arity[name] {
-				j++ // the flag's value
-			}
-			j++
-		}
+		j := leadingFlags(rest, flagArity(cmd.Flags))
 		if j >= len(rest) || rest[j] == "--" {
 			break
 		}
@@ -348,6 +332,19 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		out = append(out, positionals...)
 	}
 	return out, nil
+}
+
+// leadingFlags is how many of args are flags (with their values, by arity)
+// before the first positional, "-" or "--".
+func leadingFlags(args []string, takesValue map[string]bool) int {
+	i := 0
+	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-" && args[i] != "--" {
+		if name := strings.TrimLeft(args[i], "-"); !strings.Contains(name, "=") && takesValue[name] {
+			i++ // the flag's value
+		}
+		i++
+	}
+	return min(i, len(args))
 }
 
 func isNumber(s string) bool {

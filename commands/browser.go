@@ -3,7 +3,7 @@ package commands
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/cdp"
 )
 
 // launchResult is what `dtb browser launch` prints.
@@ -42,10 +42,7 @@ Example:
 					&cli.StringFlag{Name: "user-data-dir", Usage: "profile `DIR` (default: a temporary one, removed by 'dtb browser stop')", EnvVars: []string{"DTB_USER_DATA_DIR"}},
 					&cli.StringFlag{Name: "window-size", Usage: "window size `WxH`", EnvVars: []string{"DTB_WINDOW_SIZE"}},
 				),
-				Action: action(func(c *cli.Context, inv *invocation) (any, error) {
-					if c.NArg() > 0 {
-						return nil, output.Usage("browser launch takes no arguments")
-					}
+				Action: action(noArgs(func(c *cli.Context, inv *invocation) (any, error) {
 					cfg, err := browserConfig(c, inv)
 					if err != nil {
 						return nil, err
@@ -54,7 +51,7 @@ Example:
 					cfg.WindowSize = c.String("window-size")
 					ctx, cancel := commandContext(c)
 					defer cancel()
-					sess, err := openSessionWith(ctx, cfg)
+					sess, err := cdp.Open(ctx, cfg)
 					if err != nil {
 						return nil, err
 					}
@@ -64,17 +61,14 @@ Example:
 						return nil, timeoutOr(ctx, err)
 					}
 					return launchResult{Endpoint: b.Endpoint, WebSocket: b.WebSocket, PID: b.PID, Binary: b.Binary, Headless: b.Headless, ProfileDir: b.ProfileDir, Temporary: b.TempProfile, Version: b.Version, Session: sess.Name(), Reused: reused}, nil
-				}),
+				})),
 			},
 			{
 				Name:      "stop",
 				Usage:     "stop the session's own browser and remove its temporary profile (an attached browser is left running)",
 				UsageText: "dtb browser stop [--session NAME]",
 				Flags:     withBrowserFlags(),
-				Action: action(func(c *cli.Context, inv *invocation) (any, error) {
-					if c.NArg() > 0 {
-						return nil, output.Usage("browser stop takes no arguments")
-					}
+				Action: action(noArgs(func(c *cli.Context, inv *invocation) (any, error) {
 					sess, ctx, done, err := browserSession(c, inv)
 					if err != nil {
 						return nil, err
@@ -85,7 +79,7 @@ Example:
 						inv.printer.Warn("attached", res.Message, nil)
 					}
 					return res, timeoutOr(ctx, err)
-				}),
+				})),
 			},
 		},
 	})

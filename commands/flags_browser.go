@@ -128,8 +128,3 @@ func timeoutOr(ctx context.Context, err error) error {
 	}
 	return err
 }
-
-// openSessionWith opens a session from an explicit configuration.
-func openSessionWith(ctx context.Context, cfg cdp.Config) (*cdp.Session, error) {
-	return cdp.Open(ctx, cfg)
-}

@@ -74,7 +74,7 @@ Examples:
 				if err != nil {
 					return nil, err
 				}
-				tabID := pageID(pg)
+				tabID := pg.TabID()
 				if err := sess.Update(ctx, func(st *cdp.State) error {
 					interact.StoreRefs(st, tabID, ins.Refs)
 					return nil
@@ -95,5 +95,3 @@ Examples:
 		}),
 	})
 }
-
-func pageID(pg *interact.Page) string { return pg.TabID() }

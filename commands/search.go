@@ -35,10 +35,7 @@ type SearchResult struct {
 const defaultEngine = extract.EngineDuckDuckGo
 
 func init() {
-	names := make([]string, 0, len(extract.Engines()))
-	for _, e := range extract.Engines() {
-		names = append(names, e.Name)
-	}
+	names := engineNames()
 	register(&cli.Command{
 		Name:     "search",
 		Category: catBrowser,
@@ -48,7 +45,7 @@ func init() {
 Opens the results page in a new tab of the search workspace's window ("search" unless
 --workspace says otherwise; incognito unless --incognito=false), waits until it is ready
 like 'dtb extract', and reads the hits: {rank, title, url, snippet, kind} with kind
-organic, ad, news, video or other, in page order. The engine is a built-in name (` + strings.Join(names, ", ") + `;
+organic, ad, news, video or other, in page order. The engine is a built-in name (` + names + `;
 default ` + defaultEngine + `, DuckDuckGo's HTML version) or a results-page URL template with %s
 where the query goes. A template's parser is chosen by its host (or --parser NAME). A page
 the parser cannot read (another layout, a captcha, a consent wall) is
@@ -60,7 +57,7 @@ Examples:
   dtb search --engine bing 'chromium devtools protocol' --limit 5
   DTB_SEARCH_ENGINE='http://127.0.0.1:8080/ddg?q=%s' dtb search test --incognito=false`,
 		Flags: withBrowserFlags(append([]cli.Flag{
-			&cli.StringFlag{Name: "engine", Aliases: []string{"e"}, Value: defaultEngine, Usage: "search engine: " + strings.Join(names, ", ") + ", or a results-page `URL` template with %s for the query", EnvVars: []string{"DTB_SEARCH_ENGINE"}},
+			&cli.StringFlag{Name: "engine", Aliases: []string{"e"}, Value: defaultEngine, Usage: "search engine: " + names + ", or a results-page `URL` template with %s for the query", EnvVars: []string{"DTB_SEARCH_ENGINE"}},
 			&cli.StringFlag{Name: "parser", Usage: "results-page parser `NAME` for an --engine URL template (default: by its host, then by the page)", EnvVars: []string{"DTB_SEARCH_PARSER"}},
 			&cli.BoolFlag{Name: "incognito", Value: true, Usage: "search in an incognito window (--incognito=false: the workspace's normal window)", EnvVars: []string{"DTB_SEARCH_INCOGNITO"}},
 			&cli.BoolFlag{Name: "current", Usage: "load the results in the current tab instead of the search workspace"},
