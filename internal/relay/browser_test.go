@@ -1,13 +1,18 @@
 package relay
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
+	"io"
 	"math/rand"
+	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/dtb-cli/dtb/internal/testbrowser"
 )
 
 // reporterPage is a minimal page with the upstream reporter's timing (spec §3):
@@ -54,21 +59,25 @@ setInterval(pump, 500);
 </script></body></html>`
 
 // TestBrowserRoundTrip measures command round trips against headless Chromium
-// running reporterPage, with and without the long-poll. Opt-in (it takes ~1 min):
+// (the shared test harness's launch) running reporterPage, with and without the
+// long-poll. Opt-in (it takes ~1 min):
 // DTB_RELAY_BROWSER_BENCH=1 go test -run BrowserRoundTrip -v ./internal/relay/
 func TestBrowserRoundTrip(t *testing.T) {
 	if os.Getenv("DTB_RELAY_BROWSER_BENCH") == "" {
 		t.Skip("set DTB_RELAY_BROWSER_BENCH=1 to measure against headless Chromium")
 	}
-	chrome := os.Getenv("DTB_CHROME")
-	for _, name := range []string{"chromium-headless-shell", "chromium", "google-chrome"} {
-		if chrome == "" {
-			chrome, _ = exec.LookPath(name)
-		}
+	bins := testbrowser.Find()
+	chrome := cmp.Or(bins.Chrome, bins.Preferred())
+	testbrowser.Need(t, chrome, "Chromium")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// One browser for both series, in its own process group: Stop ends its helpers
+	// too, also after a t.Fatal.
+	browser, err := testbrowser.Launch(ctx, chrome)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if chrome == "" {
-		t.Fatal("no Chromium: set DTB_CHROME")
-	}
+	t.Cleanup(browser.Stop)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte(reporterPage), 0o600); err != nil {
 		t.Fatal(err)
@@ -82,14 +91,11 @@ func TestBrowserRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel := context.WithCancel(context.Background())
+		sctx, stop := context.WithCancel(context.Background())
 		served := make(chan error, 1)
-		go func() { served <- s.Serve(ctx) }()
+		go func() { served <- s.Serve(sctx) }()
 		rt := &relayT{t: t, s: s, url: "http://" + addr.String()}
-		browser := exec.Command(chrome, "--headless", "--no-sandbox", "--user-data-dir="+t.TempDir(), rt.url+"/index.html")
-		if err := browser.Start(); err != nil {
-			t.Fatal(err)
-		}
+		tab := devtools(t, "PUT", browser.Endpoint+"/json/new?"+rt.url+"/index.html")
 		for i := 0; rt.do("GET", "/__dev-toolbar/state", "").status != 200; i++ {
 			if i > 100 {
 				t.Fatal("the page never reported")
@@ -114,9 +120,29 @@ func TestBrowserRoundTrip(t *testing.T) {
 		}
 		t.Logf("LongPollMs %d: random moments %v", lp, random)
 		t.Logf("LongPollMs %d: back to back   %v", lp, b2b)
-		_ = browser.Process.Kill()
-		_ = browser.Wait()
-		cancel()
+		devtools(t, "GET", browser.Endpoint+"/json/close/"+tab["id"].(string))
+		stop()
 		<-served
 	}
+}
+
+// devtools calls one of the browser's /json HTTP endpoints.
+func devtools(t *testing.T, method, u string) map[string]any {
+	t.Helper()
+	req, err := http.NewRequest(method, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var v map[string]any
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 200 {
+		t.Fatalf("%s %s: %d %s", method, u, res.StatusCode, b)
+	}
+	_ = json.Unmarshal(b, &v)
+	return v
 }
