@@ -326,19 +326,22 @@ func (s *Server) dispatch(now int64) {
 			i++
 			continue
 		}
-		s.dropHold(i, now)
+		s.dropHold(i, now, true)
 		h.ch <- cmds
 	}
 }
 
-func (s *Server) dropHold(i int, now int64) {
+// dropHold ends hold i. Answered (not abandoned), it counts as contact: held until
+// now means on the line until now.
+func (s *Server) dropHold(i int, now int64, answered bool) {
 	st := &s.state
 	h := st.holds[i]
 	st.holds = append(st.holds[:i], st.holds[i+1:]...)
 	h.timer.Stop()
 	h.slot.held--
-	// Held until now means on the line until now.
-	s.touch(h.slot, now)
+	if answered {
+		s.touch(h.slot, now)
+	}
 }
 
 func (s *Server) holdIndex(h *hold) int {
@@ -354,7 +357,7 @@ func (s *Server) releaseHold(h *hold) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if i := s.holdIndex(h); i >= 0 {
-		s.dropHold(i, s.nowMs())
+		s.dropHold(i, s.nowMs(), true)
 		h.ch <- nil
 	}
 }
@@ -365,10 +368,7 @@ func (s *Server) abandonHold(h *hold) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if i := s.holdIndex(h); i >= 0 {
-		st := &s.state
-		st.holds = append(st.holds[:i], st.holds[i+1:]...)
-		h.timer.Stop()
-		h.slot.held--
+		s.dropHold(i, 0, false)
 		return
 	}
 	select {
@@ -535,7 +535,7 @@ func (s *Server) closeAll() {
 	}
 	for len(st.holds) > 0 {
 		h := st.holds[0]
-		s.dropHold(0, now)
+		s.dropHold(0, now, true)
 		h.ch <- nil
 	}
 }
