@@ -286,6 +286,29 @@ func openTab(t *testing.T, u string) string {
 	return id
 }
 
+// openReporter opens the fixture on the shared relay in a new tab, with a
+// reporterId of its own after the query knobs, and waits until it has reported.
+func openReporter(t *testing.T, prefix, knobs string) (rid, tab string) {
+	t.Helper()
+	rid = reporterID(prefix)
+	q := "reporterId=" + rid
+	if knobs != "" {
+		q = knobs + "&" + q
+	}
+	tab = openTab(t, shared.page(q))
+	waitConnected(t, shared.URL, rid)
+	return rid, tab
+}
+
+// bothTransports are the flags that aim a toolbar command at that page through
+// the shared relay and over CDP.
+func bothTransports(rid, tab string) map[string][]string {
+	return map[string][]string{
+		"relay": {"--relay", shared.URL, "--reporter", rid},
+		"cdp":   {"--via", "cdp", "--tab", tab},
+	}
+}
+
 // evalIn evaluates JS in a tab and returns the JSON it printed.
 func evalIn(t *testing.T, tab, expr string) string {
 	t.Helper()

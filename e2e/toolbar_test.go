@@ -33,9 +33,7 @@ func TestToolbar(t *testing.T) {
 
 	t.Run("default transport", func(t *testing.T) {
 		t.Parallel()
-		rid := reporterID("default")
-		tab := openTab(t, shared.page("reporterId="+rid))
-		waitConnected(t, shared.URL, rid)
+		rid, tab := openReporter(t, "default", "")
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		// No --via and no relay URL, the session's browser is up: CDP.
@@ -59,9 +57,7 @@ func TestToolbar(t *testing.T) {
 	})
 	t.Run("relay and cdp agree", func(t *testing.T) {
 		t.Parallel()
-		rid := reporterID("agree")
-		tab := openTab(t, shared.page("reporterId="+rid))
-		waitConnected(t, shared.URL, rid)
+		rid, tab := openReporter(t, "agree", "")
 
 		relayRaw := dtb(t, "state", "--relay", shared.URL, "--reporter", rid)
 		cdpRaw := dtb(t, "state", "--via", "cdp", "--tab", tab)
@@ -165,11 +161,9 @@ func TestToolbar(t *testing.T) {
 
 	t.Run("flags.set crosses transports", func(t *testing.T) {
 		t.Parallel()
-		rid := reporterID("flags")
-		tab := openTab(t, shared.page("reporterId="+rid))
-		waitConnected(t, shared.URL, rid)
-		relay := []string{"--relay", shared.URL, "--reporter", rid}
-		cdp := []string{"--via", "cdp", "--tab", tab}
+		rid, tab := openReporter(t, "flags", "")
+		vias := bothTransports(rid, tab)
+		relay, cdp := vias["relay"], vias["cdp"]
 
 		// relay → page, seen over CDP
 		doc := dtb(t, append([]string{"run", "flags.set", "key=search.rank", "value=9"}, relay...)...).OK(t)
@@ -203,7 +197,7 @@ func TestToolbar(t *testing.T) {
 
 		// A refused value: threw, with the page's own message, through both.
 		const msg = `"new-header" is a boolean flag; "yes" is not a valid boolean value.`
-		for name, via := range map[string][]string{"relay": relay, "cdp": cdp} {
+		for name, via := range vias {
 			e := dtb(t, append([]string{"run", "flags.set", "key=new-header", "value=yes"}, via...)...).Fails(t, 1, "threw")
 			if e["error"] != msg || e["errorName"] != "TypeError" || e["command"] != "flags.set" {
 				t.Errorf("%s: threw document %v", name, e)
@@ -265,9 +259,7 @@ func TestToolbar(t *testing.T) {
 
 	t.Run("allowRun=0", func(t *testing.T) {
 		t.Parallel()
-		rid := reporterID("readonly")
-		tab := openTab(t, shared.page("allowRun=0&reporterId="+rid))
-		waitConnected(t, shared.URL, rid)
+		rid, tab := openReporter(t, "readonly", "allowRun=0")
 		doc := dtb(t, "state", "--relay", shared.URL, "--reporter", rid).OK(t)
 		if get(doc, "allowRun") != false || get(doc, "connection", "allowRun") != false {
 			t.Errorf("state of a read-only page: allowRun %v / %v", get(doc, "allowRun"), get(doc, "connection", "allowRun"))
@@ -285,13 +277,8 @@ func TestToolbar(t *testing.T) {
 
 	t.Run("unknown command", func(t *testing.T) {
 		t.Parallel()
-		rid := reporterID("unknown")
-		tab := openTab(t, shared.page("reporterId="+rid))
-		waitConnected(t, shared.URL, rid)
-		for name, via := range map[string][]string{
-			"relay": {"--relay", shared.URL, "--reporter", rid},
-			"cdp":   {"--via", "cdp", "--tab", tab},
-		} {
+		rid, tab := openReporter(t, "unknown", "")
+		for name, via := range bothTransports(rid, tab) {
 			// dtb's own check against the command list
 			e := dtb(t, append([]string{"run", "nope.nothing"}, via...)...).Fails(t, 3, "unknown-command")
 			if _, asked := e["ranIn"]; asked {
@@ -317,13 +304,8 @@ func TestToolbar(t *testing.T) {
 
 	t.Run("non-Error throw and BigInt result", func(t *testing.T) {
 		t.Parallel()
-		rid := reporterID("throws")
-		tab := openTab(t, shared.page("reporterId="+rid))
-		waitConnected(t, shared.URL, rid)
-		for name, via := range map[string][]string{
-			"relay": {"--relay", shared.URL, "--reporter", rid},
-			"cdp":   {"--via", "cdp", "--tab", tab},
-		} {
+		rid, tab := openReporter(t, "throws", "")
+		for name, via := range bothTransports(rid, tab) {
 			e := dtb(t, append([]string{"run", "demo.throwString"}, via...)...).Fails(t, 1, "threw")
 			if e["error"] != "plain string thrown" {
 				t.Errorf("%s: %v", name, e)
@@ -344,10 +326,8 @@ func TestToolbar(t *testing.T) {
 
 	t.Run("torn down", func(t *testing.T) {
 		t.Parallel()
-		rid := reporterID("teardown")
-		tab := openTab(t, shared.page("reporterId="+rid))
-		waitConnected(t, shared.URL, rid)
-		relay := []string{"--relay", shared.URL, "--reporter", rid}
+		rid, tab := openReporter(t, "teardown", "")
+		relay := bothTransports(rid, tab)["relay"]
 		dtb(t, append([]string{"run", "toolbar.teardown", "zombie=true"}, relay...)...).OK(t)
 		poll(t, 5*time.Second, "teardown", func() bool {
 			return evalIn(t, tab, "__fixture.stats().tornDown") == "true"
