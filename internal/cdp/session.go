@@ -211,8 +211,9 @@ func (s *Session) Browser(ctx context.Context) (*BrowserInfo, error) {
 			return err
 		}
 		st.resetBrowser(info)
-		// The launch's own first tab is dtb's.
-		if pages, err := listPagesHTTP(ctx, info.Endpoint); err == nil {
+		// The launch's own first tab is dtb's. The DevTools port can answer before
+		// Chrome has made that tab, so give it a moment to appear.
+		if pages, err := firstPages(ctx, info.Endpoint); err == nil {
 			now := time.Now().UTC()
 			for _, p := range pages {
 				st.Own(p.ID, "", "", now)
@@ -248,6 +249,22 @@ func (s *Session) launch(ctx context.Context) (*BrowserInfo, error) {
 	})
 	s.tried = append(s.tried, attempt("launch", bin, err))
 	return info, err
+}
+
+// firstPages lists a just-launched browser's pages, waiting up to half a second
+// for its first tab.
+func firstPages(ctx context.Context, endpoint string) ([]TargetInfo, error) {
+	for i := 0; ; i++ {
+		pages, err := listPagesHTTP(ctx, endpoint)
+		if err != nil || len(pages) > 0 || i >= 20 {
+			return pages, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
 }
 
 func attempt(source, endpoint string, err error) Attempt {
