@@ -309,6 +309,11 @@ func (s *Session) reachable(ctx context.Context, b *BrowserInfo) error {
 	if err != nil {
 		return err
 	}
+	// The check's connection is kept for the command's browser calls; one it
+	// replaces is closed so no websocket outlives its use.
+	if s.bconn != nil {
+		s.bconn.Close()
+	}
 	s.bconn = c
 	return nil
 }
