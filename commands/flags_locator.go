@@ -120,11 +120,18 @@ func leadingRef(args []string) (ref string, rest []string) {
 // session's refs loaded.
 func withInteract(c *cli.Context, inv *invocation, fn func(ctx context.Context, sess *cdp.Session, pg *interact.Page) (any, error)) (any, error) {
 	return withPage(c, inv, func(ctx context.Context, sess *cdp.Session, p *cdp.Page) (any, error) {
-		pg := interact.New(p, p.ID)
+		pg := interactPage(sess, p)
 		defer pg.Close()
-		pg.Refs = interact.LoadRefs(sess.State())
 		return fn(ctx, sess, pg)
 	})
+}
+
+// interactPage is the interaction view of a tab, with the session's refs loaded
+// so @eN locators resolve. The caller closes it.
+func interactPage(sess *cdp.Session, p *cdp.Page) *interact.Page {
+	pg := interact.New(p, p.ID)
+	pg.Refs = interact.LoadRefs(sess.State())
+	return pg
 }
 
 // positionals returns the command's positional arguments.

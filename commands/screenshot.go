@@ -111,9 +111,8 @@ Examples:
 // locateForCapture finds the one element to capture with the shared locator
 // (strict: no match and several matches fail as for every interaction).
 func locateForCapture(ctx context.Context, sess *cdp.Session, p *cdp.Page, loc interact.Locator) (*interact.Located, error) {
-	pg := interact.New(p, p.ID)
+	pg := interactPage(sess, p)
 	defer pg.Close()
-	pg.Refs = interact.LoadRefs(sess.State())
 	return pg.Locate(ctx, loc, interact.LocateOptions{Scroll: true})
 }
 
