@@ -1,0 +1,263 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcpSession starts the built `dtb mcp` as a subprocess (the session's browser,
+// the shared relay's page) and connects the SDK's own client to it over stdio.
+func mcpSession(t *testing.T, extra ...string) *mcp.ClientSession {
+	t.Helper()
+	cmd := exec.Command(cli.Bin, append([]string{"mcp", "--session", "e2e"}, extra...)...)
+	cmd.Env = cli.Environ()
+	cmd.Dir = root
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "dtb-e2e", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
+	if err != nil {
+		t.Fatalf("connecting to dtb mcp: %v\n%s", err, stderr.String())
+	}
+	t.Cleanup(func() {
+		// Close ends stdin, waits for the server to exit, and signals it if it
+		// does not: the process is stopped by its PID either way.
+		if err := cs.Close(); err != nil {
+			t.Logf("closing dtb mcp: %v", err)
+		}
+		if cmd.ProcessState == nil || !cmd.ProcessState.Exited() {
+			_ = cmd.Process.Kill()
+		}
+		if t.Failed() {
+			t.Logf("dtb mcp stderr:\n%s", stderr.String())
+		}
+	})
+	return cs
+}
+
+func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error %v", name, err)
+	}
+	return res
+}
+
+// toolText is the result's first text content: the JSON document dtb printed.
+func toolText(t *testing.T, name string, res *mcp.CallToolResult) string {
+	t.Helper()
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			return tc.Text
+		}
+	}
+	t.Fatalf("%s: no text content in %+v", name, res)
+	return ""
+}
+
+func toolOK(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) string {
+	t.Helper()
+	res := callTool(t, cs, name, args)
+	text := toolText(t, name, res)
+	if res.IsError {
+		t.Fatalf("%s %v: tool error %s", name, args, text)
+	}
+	return text
+}
+
+func TestMCPTools(t *testing.T) {
+	needBrowser(t)
+	cs := mcpSession(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]*mcp.Tool{}
+	for _, tool := range list.Tools {
+		tools[tool.Name] = tool
+	}
+	for _, want := range []string{"open", "inspect", "click", "type", "eval", "state", "commands", "run", "screenshot", "browser_launch", "extract", "wait"} {
+		if tools[want] == nil {
+			t.Fatalf("no tool %q among %d tools", want, len(list.Tools))
+		}
+	}
+	for _, absent := range []string{"mcp", "relay", "completion"} {
+		if tools[absent] != nil {
+			t.Errorf("tool %q should not be offered", absent)
+		}
+	}
+	props := func(tool string) map[string]any {
+		s, _ := tools[tool].InputSchema.(map[string]any)
+		p, _ := s["properties"].(map[string]any)
+		return p
+	}
+	required := func(tool string) []any {
+		s, _ := tools[tool].InputSchema.(map[string]any)
+		r, _ := s["required"].([]any)
+		return r
+	}
+	for _, tool := range []string{"click", "state", "screenshot", "run"} {
+		if props(tool)["jq"] == nil {
+			t.Errorf("%s has no jq argument: %v", tool, props(tool))
+		}
+		if props(tool)["session"] != nil {
+			t.Errorf("%s offers session, which the server decides", tool)
+		}
+	}
+	if got := get(props("click"), "selector", "type"); got != "string" {
+		t.Errorf("click.selector type = %v", got)
+	}
+	if got := get(props("click"), "count", "type"); got != "integer" {
+		t.Errorf("click.count type = %v", got)
+	}
+	if got := get(props("click"), "force", "type"); got != "boolean" {
+		t.Errorf("click.force type = %v", got)
+	}
+	if got, _ := get(props("screenshot"), "format", "enum").([]any); !slices.Equal(got, []any{"jpeg", "png"}) {
+		t.Errorf("screenshot.format enum = %v", got)
+	}
+	if got, _ := get(props("state"), "via", "enum").([]any); !slices.Equal(got, []any{"relay", "cdp"}) {
+		t.Errorf("state.via enum = %v", got)
+	}
+	if !slices.Contains(required("open"), any("url")) || !slices.Contains(required("run"), any("id")) {
+		t.Errorf("required: open %v, run %v", required("open"), required("run"))
+	}
+	if got := get(props("run"), "input", "type"); got != "object" {
+		t.Errorf("run.input type = %v", got)
+	}
+
+	rid := reporterID("mcp")
+	tab := strings.TrimSpace(toolOK(t, cs, "open", map[string]any{"url": shared.page("reporterId=" + rid), "jq": ".tab.id", "raw": true}))
+	t.Cleanup(func() { dtb(t, "close", "--tab", tab).OK(t) })
+	// The page records its own clicks; the button is found through inspect's ref.
+	toolOK(t, cs, "eval", map[string]any{"expr": `document.body.insertAdjacentHTML('beforeend', '<button id="mcp-press" onclick="window.mcpClicks = (window.mcpClicks || 0) + 1">Press for MCP</button>'), true`})
+	lines := toolOK(t, cs, "inspect", map[string]any{"jq": `.elements[] | select(test("Press for MCP"))`, "raw": true})
+	ref := regexp.MustCompile(`^e\d+`).FindString(strings.TrimSpace(lines))
+	if ref == "" {
+		t.Fatalf("inspect did not list the button: %q", lines)
+	}
+	toolOK(t, cs, "click", map[string]any{"selector": "@" + ref})
+	if got := toolOK(t, cs, "eval", map[string]any{"expr": "window.mcpClicks"}); strings.TrimSpace(got) != "1" {
+		t.Errorf("the page counted %s clicks, want 1", got)
+	}
+
+	// The toolbar through the relay.
+	waitConnected(t, shared.URL, rid)
+	state := toolOK(t, cs, "state", map[string]any{"relay": shared.URL, "reporter": rid, "jq": ".connection.connected"})
+	if strings.TrimSpace(state) != "true" {
+		t.Errorf("state through the relay: %s", state)
+	}
+
+	// After a commands call, run's schema names the toolbar's commands and inputs.
+	toolOK(t, cs, "commands", map[string]any{"relay": shared.URL, "reporter": rid})
+	list, err = cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range list.Tools {
+		if tool.Name != "run" {
+			continue
+		}
+		s, _ := tool.InputSchema.(map[string]any)
+		ids, _ := get(s, "properties", "id", "enum").([]any)
+		if !slices.Contains(ids, any("flags.set")) {
+			t.Errorf("run's id enum after commands: %v", ids)
+		}
+		if !strings.Contains(mustJSON(t, s["allOf"]), `"key"`) {
+			t.Errorf("run's schema has no input fields of flags.set: %v", s["allOf"])
+		}
+	}
+	out := toolOK(t, cs, "run", map[string]any{"id": "flags.set", "input": map[string]any{"key": "search.rank", "value": 9}, "relay": shared.URL, "reporter": rid, "jq": ".ok"})
+	if strings.TrimSpace(out) != "true" {
+		t.Errorf("run flags.set: %s", out)
+	}
+
+	// A screenshot is image content the model can see, beside the result.
+	res := callTool(t, cs, "screenshot", map[string]any{"jq": ".format", "raw": true})
+	if res.IsError {
+		t.Fatalf("screenshot: %s", toolText(t, "screenshot", res))
+	}
+	if got := toolText(t, "screenshot", res); got != "jpeg" {
+		t.Errorf("screenshot --jq .format -r printed %q", got)
+	}
+	var img *mcp.ImageContent
+	for _, c := range res.Content {
+		if ic, ok := c.(*mcp.ImageContent); ok {
+			img = ic
+		}
+	}
+	if img == nil || img.MIMEType != "image/jpeg" || !bytes.HasPrefix(img.Data, []byte{0xFF, 0xD8, 0xFF}) {
+		t.Fatalf("screenshot returned no JPEG image content: %+v", res.Content)
+	}
+
+	// A bad locator is a tool error with the CLI's reason.
+	bad := callTool(t, cs, "click", map[string]any{"selector": "#no-such-element-anywhere", "timeout": "1s"})
+	if !bad.IsError {
+		t.Fatalf("click on a missing element succeeded: %s", toolText(t, "click", bad))
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(toolText(t, "click", bad)), &doc); err != nil || doc["reason"] != "no-match" {
+		t.Errorf("click on a missing element: %s", toolText(t, "click", bad))
+	}
+	// So is an argument the tool does not have, with the usage reason.
+	unknown := callTool(t, cs, "click", map[string]any{"selctor": "#x"})
+	if !unknown.IsError || !strings.Contains(toolText(t, "click", unknown), `"reason":"usage"`) {
+		t.Errorf("an unknown argument: %s", toolText(t, "click", unknown))
+	}
+
+	// The agent's tab is in the session a human can follow from the shell.
+	r := dtb(t, "status", "--session", "e2e", "--jq", ".currentTab.url")
+	if !strings.Contains(r.Stdout, rid) {
+		t.Errorf("dtb status --session e2e does not show the agent's tab: %s", r)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestMCPDeny(t *testing.T) {
+	needBrowser(t)
+	cs := mcpSession(t, "--deny", "eval,upload,run")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range list.Tools {
+		if tool.Name == "eval" || tool.Name == "upload" || tool.Name == "run" {
+			t.Errorf("denied tool %q is offered", tool.Name)
+		}
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{"expr": "1"}}); err == nil {
+		t.Error("calling a denied tool succeeded")
+	}
+}
+
+func TestMCPUnknownToolInList(t *testing.T) {
+	r := dtb(t, "mcp", "--deny", "evl")
+	r.Fails(t, 2, "usage")
+}
