@@ -282,12 +282,16 @@ func inProcessRunner() mcpserver.Runner {
 	}
 }
 
-type readCloser struct{ r interface{ Read([]byte) (int, error) } }
+type readCloser struct {
+	r interface{ Read([]byte) (int, error) }
+}
 
 func (r readCloser) Read(p []byte) (int, error) { return r.r.Read(p) }
 func (readCloser) Close() error                 { return nil }
 
-type writeCloser struct{ w interface{ Write([]byte) (int, error) } }
+type writeCloser struct {
+	w interface{ Write([]byte) (int, error) }
+}
 
 func (w writeCloser) Write(p []byte) (int, error) { return w.w.Write(p) }
 func (writeCloser) Close() error                  { return nil }
