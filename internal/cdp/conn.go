@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -50,9 +50,22 @@ type HandshakeError struct {
 func (e *HandshakeError) Error() string { return e.err.Error() }
 func (e *HandshakeError) Unwrap() error { return e.err }
 
-// refusedStatus matches the error chromedp's websocket dialer returns for a
-// handshake answered with another status than 101 (its error value is internal).
-var refusedStatus = regexp.MustCompile(`websocket handshake failed: unexpected status "(\d{3})`)
+// refusedStatus is the HTTP status in the error chromedp's websocket dialer
+// returns for a handshake answered with another status than 101 (its error
+// value is internal, so its text is all there is), or 0.
+func refusedStatus(err error) int {
+	const marker = `websocket handshake failed: unexpected status "`
+	msg := err.Error()
+	i := strings.Index(msg, marker)
+	if i < 0 || len(msg) < i+len(marker)+3 {
+		return 0
+	}
+	st, err := strconv.Atoi(msg[i+len(marker) : i+len(marker)+3])
+	if err != nil {
+		return 0
+	}
+	return st
+}
 
 // Conn is one CDP websocket connection (to a page or to the browser), with a
 // reader goroutine that routes answers by id and events to subscribers. Commands
@@ -79,8 +92,7 @@ func Dial(ctx context.Context, wsURL string, header http.Header) (*Conn, error) 
 	}
 	tr, err := remote.DialContext(ctx, wsURL, opts...)
 	if err != nil {
-		if m := refusedStatus.FindStringSubmatch(err.Error()); m != nil {
-			st, _ := strconv.Atoi(m[1])
+		if st := refusedStatus(err); st != 0 {
 			return nil, &HandshakeError{Status: st, err: err}
 		}
 		return nil, err
