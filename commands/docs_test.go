@@ -1,3 +1,8 @@
+// urfave/cli's Markdown generator, which the docs are made with, is left out
+// of builds with the urfave_cli_no_docs tag (see README).
+
+//go:build !urfave_cli_no_docs
+
 package commands
 
 import (

@@ -37,13 +37,18 @@ func locatorFlags() []cli.Flag {
 // settleFlags say how long an action watches the page afterwards.
 func settleFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.DurationFlag{Name: "settle", Value: interact.DefaultSettle.Quiet, Usage: "after the action, wait for the DOM to stay unchanged this `LONG` (0 to skip)", EnvVars: []string{"DTB_SETTLE"}},
+		&cli.DurationFlag{Name: "settle", Value: interact.DefaultSettle.Quiet, Usage: "after the action, wait for the DOM to stay unchanged this `LONG` (0 to skip); by default the wait also ends as soon as the page is idle: two animation frames without a DOM change, no navigation pending, no fetch/XHR in flight", EnvVars: []string{"DTB_SETTLE"}},
 		&cli.DurationFlag{Name: "settle-cap", Value: interact.DefaultSettle.Cap, Usage: "wait at most this `LONG` for quiet and a started navigation (never a failure)", EnvVars: []string{"DTB_SETTLE_CAP"}},
 	}
 }
 
 func settleFrom(c *cli.Context) interact.Settle {
-	return interact.Settle{Quiet: c.Duration("settle"), Cap: c.Duration("settle-cap")}
+	s := interact.Settle{Quiet: c.Duration("settle"), Cap: c.Duration("settle-cap")}
+	// An explicit --settle is a quiet window the caller wants in full.
+	if !c.IsSet("settle") {
+		s.Frames = interact.DefaultSettle.Frames
+	}
+	return s
 }
 
 // interactFlags: the command's own flags, the locator, settle and browser flags.

@@ -1,17 +1,20 @@
 package cdp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/chromedp/cdproto"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp/remote"
 )
 
 // ProtocolError is an error answer of the browser to a CDP command.
@@ -37,23 +40,43 @@ func (e *ProtocolError) Error() string {
 // or the tab went away).
 var ErrConnClosed = errors.New("CDP connection closed")
 
-type inMessage struct {
-	ID        int64          `json:"id,omitempty"`
-	SessionID string         `json:"sessionId,omitempty"`
-	Method    string         `json:"method,omitempty"`
-	Params    jsonv2.Value   `json:"params,omitempty"`
-	Result    jsonv2.Value   `json:"result,omitempty"`
-	Error     *ProtocolError `json:"error,omitempty"`
+// HandshakeError is a websocket upgrade the server refused; Status is its HTTP
+// status (Chrome answers 404/500 for an unknown target).
+type HandshakeError struct {
+	Status int
+	err    error
+}
+
+func (e *HandshakeError) Error() string { return e.err.Error() }
+func (e *HandshakeError) Unwrap() error { return e.err }
+
+// refusedStatus is the HTTP status in the error chromedp's websocket dialer
+// returns for a handshake answered with another status than 101 (its error
+// value is internal, so its text is all there is), or 0.
+func refusedStatus(err error) int {
+	const marker = `websocket handshake failed: unexpected status "`
+	msg := err.Error()
+	i := strings.Index(msg, marker)
+	if i < 0 || len(msg) < i+len(marker)+3 {
+		return 0
+	}
+	st, err := strconv.Atoi(msg[i+len(marker) : i+len(marker)+3])
+	if err != nil {
+		return 0
+	}
+	return st
 }
 
 // Conn is one CDP websocket connection (to a page or to the browser), with a
 // reader goroutine that routes answers by id and events to subscribers. Commands
-// for flattened target sessions carry a session id (see Conn.Target).
+// for flattened target sessions carry a session id (see Conn.Target). The
+// websocket and the message framing are chromedp's (remote.Conn, a
+// chromedp.Transport).
 type Conn struct {
-	ws      *wsConn
+	tr      *remote.Conn
 	nextID  atomic.Int64
 	mu      sync.Mutex
-	pending map[int64]chan *inMessage
+	pending map[int64]chan *cdproto.Message
 	subs    map[string][]*subscription
 	done    chan struct{}
 	err     error
@@ -63,25 +86,32 @@ type Conn struct {
 // Dial connects to a CDP websocket URL (ws:// or wss://) with optional handshake
 // headers.
 func Dial(ctx context.Context, wsURL string, header http.Header) (*Conn, error) {
-	ws, err := dialWS(ctx, wsURL, header)
+	var opts []remote.DialOption
+	if len(header) > 0 {
+		opts = append(opts, remote.WithConnHTTPHeader(header))
+	}
+	tr, err := remote.DialContext(ctx, wsURL, opts...)
 	if err != nil {
+		if st := refusedStatus(err); st != 0 {
+			return nil, &HandshakeError{Status: st, err: err}
+		}
 		return nil, err
 	}
-	c := &Conn{ws: ws, pending: map[int64]chan *inMessage{}, subs: map[string][]*subscription{}, done: make(chan struct{})}
+	c := &Conn{tr: tr, pending: map[int64]chan *cdproto.Message{}, subs: map[string][]*subscription{}, done: make(chan struct{})}
 	go c.readLoop()
 	return c, nil
 }
 
 func (c *Conn) readLoop() {
+	ctx := context.Background()
 	for {
-		data, err := c.ws.readMessage()
-		if err != nil {
+		msg := new(cdproto.Message)
+		if err := c.tr.Read(ctx, msg); err != nil {
+			if errors.Is(err, remote.ErrInvalidMessage) {
+				continue // a binary frame: not CDP, skip it
+			}
 			c.shutdown(err)
 			return
-		}
-		msg := new(inMessage)
-		if err := jsonv2.Unmarshal(data, msg, jsonv2.AllowInvalidUTF8(true)); err != nil {
-			continue
 		}
 		if msg.ID != 0 {
 			c.mu.Lock()
@@ -94,12 +124,13 @@ func (c *Conn) readLoop() {
 			continue
 		}
 		if msg.Method != "" {
+			method, session := string(msg.Method), string(msg.SessionID)
 			c.mu.Lock()
-			subs := append([]*subscription(nil), c.subs[subKey(msg.SessionID, msg.Method)]...)
-			subs = append(subs, c.subs[subKey(msg.SessionID, "*")]...)
+			subs := append([]*subscription(nil), c.subs[subKey(session, method)]...)
+			subs = append(subs, c.subs[subKey(session, "*")]...)
 			c.mu.Unlock()
 			for _, s := range subs {
-				s.push(Event{Method: msg.Method, SessionID: msg.SessionID, Params: json.RawMessage(msg.Params)})
+				s.push(Event{Method: method, SessionID: session, Params: json.RawMessage(msg.Params)})
 			}
 		}
 	}
@@ -128,9 +159,13 @@ func (c *Conn) shutdown(err error) {
 func (c *Conn) Done() <-chan struct{} { return c.done }
 
 // Close closes the websocket. It never closes the target: closing a page's
-// websocket only detaches from it.
+// websocket only detaches from it. chromedp's websocket Close sends the close
+// frame and, while a reader is blocked in Read, waits (up to 1 s) for that reader
+// to see the peer's answer; readLoop always reads, and Chrome drops the TCP
+// connection on a close frame, so this returns in well under a millisecond. (A
+// transport whose reader has stopped reading would wait out the full second.)
 func (c *Conn) Close() error {
-	err := c.ws.close()
+	err := c.tr.Close()
 	c.shutdown(ErrConnClosed)
 	return err
 }
@@ -140,71 +175,58 @@ func (c *Conn) Close() error {
 // params and result may be cdproto types; they are encoded with JSON v2 as
 // cdproto requires.
 func (c *Conn) Call(ctx context.Context, sessionID, method string, params, result any) error {
-	id := c.nextID.Add(1)
-	var buf bytes.Buffer
-	buf.WriteString(`{"id":`)
-	buf.WriteString(strconv.FormatInt(id, 10))
-	buf.WriteString(`,"method":`)
-	mb, _ := json.Marshal(method)
-	buf.Write(mb)
-	if sessionID != "" {
-		buf.WriteString(`,"sessionId":`)
-		sb, _ := json.Marshal(sessionID)
-		buf.Write(sb)
-	}
+	msg := &cdproto.Message{ID: c.nextID.Add(1), SessionID: target.SessionID(sessionID), Method: cdproto.MethodType(method)}
 	if params != nil {
-		var pb []byte
-		var err error
 		if raw, ok := params.(json.RawMessage); ok {
-			pb = raw
-		} else if pb, err = jsonv2.Marshal(params, jsonv2.AllowInvalidUTF8(true)); err != nil {
-			return fmt.Errorf("%s: encoding params: %w", method, err)
+			msg.Params = jsonv2.Value(raw)
+		} else {
+			pb, err := jsonv2.Marshal(params, jsonv2.AllowInvalidUTF8(true))
+			if err != nil {
+				return fmt.Errorf("%s: encoding params: %w", method, err)
+			}
+			msg.Params = pb
 		}
-		buf.WriteString(`,"params":`)
-		buf.Write(pb)
 	}
-	buf.WriteByte('}')
-	ch := make(chan *inMessage, 1)
+	ch := make(chan *cdproto.Message, 1)
 	c.mu.Lock()
 	if c.err != nil {
 		err := c.err
 		c.mu.Unlock()
 		return fmt.Errorf("%s: %w", method, closedErr(err))
 	}
-	c.pending[id] = ch
+	c.pending[msg.ID] = ch
 	c.mu.Unlock()
-	if err := c.ws.writeText(buf.Bytes()); err != nil {
+	if err := c.tr.Write(ctx, msg); err != nil {
 		c.mu.Lock()
-		delete(c.pending, id)
+		delete(c.pending, msg.ID)
 		c.mu.Unlock()
 		return fmt.Errorf("%s: %w", method, err)
 	}
 	select {
-	case msg, ok := <-ch:
+	case ans, ok := <-ch:
 		if !ok {
 			c.mu.Lock()
 			err := c.err
 			c.mu.Unlock()
 			return fmt.Errorf("%s: %w", method, closedErr(err))
 		}
-		if msg.Error != nil {
-			msg.Error.Method = method
-			return msg.Error
+		if ans.Error != nil {
+			return &ProtocolError{Code: ans.Error.Code, Message: ans.Error.Message, Method: method}
 		}
-		if result == nil || len(msg.Result) == 0 {
+		if result == nil || len(ans.Result) == 0 {
 			return nil
 		}
 		if raw, ok := result.(*json.RawMessage); ok {
-			*raw = append((*raw)[:0], msg.Result...)
+			*raw = append((*raw)[:0], ans.Result...)
 			return nil
 		}
-		if err := jsonv2.Unmarshal(msg.Result, result, jsonv2.AllowInvalidUTF8(true)); err != nil {
+		if err := jsonv2.Unmarshal(ans.Result, result, jsonv2.AllowInvalidUTF8(true)); err != nil {
 			return fmt.Errorf("%s: decoding result: %w", method, err)
 		}
 		return nil
 	case <-ctx.Done():
 		c.mu.Lock()
-		delete(c.pending, id)
+		delete(c.pending, msg.ID)
 		c.mu.Unlock()
 		return ctx.Err()
 	}

@@ -21,7 +21,8 @@ var built struct {
 }
 
 // Build builds dtb (cmd/dtb) once per test binary, into a temporary directory
-// that Release removes, and returns its path.
+// that Release removes, and returns its path. It builds as the README says,
+// with the urfave_cli_no_docs tag, so the tests run the binary users run.
 func Build() (string, error) {
 	built.once.Do(func() {
 		dir, err := os.MkdirTemp("", "dtb-testbin-")
@@ -30,7 +31,7 @@ func Build() (string, error) {
 			return
 		}
 		bin := filepath.Join(dir, "dtb")
-		if out, err := exec.Command("go", "build", "-o", bin, "github.com/dtb-cli/dtb/cmd/dtb").CombinedOutput(); err != nil {
+		if out, err := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", bin, "github.com/dtb-cli/dtb/cmd/dtb").CombinedOutput(); err != nil {
 			os.RemoveAll(dir)
 			built.err = fmt.Errorf("go build: %v\n%s", err, out)
 			return

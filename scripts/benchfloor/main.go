@@ -1,6 +1,7 @@
 // Command benchfloor is the raw floor of scripts/bench: the same CDP calls dtb
 // makes for eval, open, screenshot and screenshot --full, with nothing else — the
-// standard library only, a minimal websocket, no session file, no framework.
+// websocket transport dtb uses (chromedp's remote.Conn) and nothing more: no
+// session file, no flags, no output layer.
 //
 //	benchfloor eval     WS_PAGE_URL EXPR
 //	benchfloor open     HTTP_ENDPOINT URL     (new tab, like dtb open URL)
@@ -10,110 +11,49 @@
 package main
 
 import (
-	"bufio"
-	"crypto/rand"
-	"encoding/base64"
-	"encoding/binary"
+	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
-	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
+
+	"github.com/chromedp/cdproto"
+	"github.com/chromedp/chromedp/remote"
 )
 
 type conn struct {
-	nc net.Conn
-	br *bufio.Reader
-	id int
+	tr *remote.Conn
+	id int64
 }
 
 func dial(raw string) *conn {
-	u, err := url.Parse(raw)
+	tr, err := remote.DialContext(context.Background(), raw)
 	check(err)
-	nc, err := net.Dial("tcp", u.Host)
-	check(err)
-	var kb [16]byte
-	rand.Read(kb[:])
-	fmt.Fprintf(nc, "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n", u.RequestURI(), u.Host, base64.StdEncoding.EncodeToString(kb[:]))
-	br := bufio.NewReaderSize(nc, 64<<10)
-	resp, err := http.ReadResponse(br, nil)
-	check(err)
-	if resp.StatusCode != 101 {
-		check(fmt.Errorf("handshake: %s", resp.Status))
-	}
-	return &conn{nc: nc, br: br}
+	return &conn{tr: tr}
 }
 
-func (c *conn) send(method string, params any) int {
-	c.id++
-	b, _ := json.Marshal(map[string]any{"id": c.id, "method": method, "params": params})
-	hdr := []byte{0x81}
-	switch n := len(b); {
-	case n < 126:
-		hdr = append(hdr, 0x80|byte(n))
-	case n <= 0xFFFF:
-		hdr = append(hdr, 0x80|126, byte(n>>8), byte(n))
-	default:
-		hdr = append(hdr, 0x80|127)
-		hdr = binary.BigEndian.AppendUint64(hdr, uint64(n))
-	}
-	hdr = append(hdr, 0, 0, 0, 0) // zero mask: payload unchanged
-	_, err := c.nc.Write(append(hdr, b...))
-	check(err)
-	return c.id
-}
-
-type msg struct {
-	ID     int             `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  json.RawMessage `json:"error"`
-}
-
-func (c *conn) read() msg {
-	var data []byte
-	for {
-		var h [2]byte
-		_, err := io.ReadFull(c.br, h[:])
-		check(err)
-		n := uint64(h[1] & 0x7F)
-		if n == 126 {
-			var e [2]byte
-			io.ReadFull(c.br, e[:])
-			n = uint64(binary.BigEndian.Uint16(e[:]))
-		} else if n == 127 {
-			var e [8]byte
-			io.ReadFull(c.br, e[:])
-			n = binary.BigEndian.Uint64(e[:])
-		}
-		p := make([]byte, n)
-		_, err = io.ReadFull(c.br, p)
-		check(err)
-		if h[0]&0x0F >= 8 {
-			continue
-		}
-		data = append(data, p...)
-		if h[0]&0x80 != 0 {
-			break
-		}
-	}
-	var m msg
-	check(json.Unmarshal(data, &m))
+func (c *conn) read() *cdproto.Message {
+	m := new(cdproto.Message)
+	check(c.tr.Read(context.Background(), m))
 	return m
 }
 
 // call sends a command and reads until its answer, returning events seen.
-func (c *conn) call(method string, params any, out any, seen func(msg)) {
-	id := c.send(method, params)
+func (c *conn) call(method string, params any, out any, seen func(*cdproto.Message)) {
+	c.id++
+	req := &cdproto.Message{ID: c.id, Method: cdproto.MethodType(method)}
+	if params != nil {
+		b, err := json.Marshal(params)
+		check(err)
+		req.Params = b
+	}
+	check(c.tr.Write(context.Background(), req))
 	for {
 		m := c.read()
-		if m.ID == id {
-			if len(m.Error) > 0 {
+		if m.ID == c.id {
+			if m.Error != nil {
 				check(fmt.Errorf("%s: %s", method, m.Error))
 			}
 			if out != nil {
@@ -145,7 +85,7 @@ func navigate(ws, target string) {
 		LoaderID  string `json:"loaderId"`
 		ErrorText string `json:"errorText"`
 	}
-	c.call("Page.navigate", map[string]any{"url": target}, &nav, func(m msg) { loaded = loaded || m.Method == "Page.loadEventFired" })
+	c.call("Page.navigate", map[string]any{"url": target}, &nav, func(m *cdproto.Message) { loaded = loaded || m.Method == "Page.loadEventFired" })
 	if nav.ErrorText != "" {
 		check(fmt.Errorf("%s", nav.ErrorText))
 	}

@@ -37,10 +37,17 @@ type Settle struct {
 	Quiet time.Duration
 	// Cap bounds the whole wait; reaching it is reported, never a failure.
 	Cap time.Duration
+	// Frames, when > 0, ends the quiet wait early once the DOM has stayed
+	// unchanged across this many consecutive animation frames: with no
+	// navigation pending and no fetch/XHR in flight, the page is demonstrably
+	// idle.
+	Frames int
 }
 
-// DefaultSettle is 50 ms of DOM quiet within at most 1 s.
-var DefaultSettle = Settle{Quiet: 50 * time.Millisecond, Cap: time.Second}
+// DefaultSettle waits until the page is idle (two animation frames without a
+// DOM change, no navigation pending, no fetch/XHR in flight), at most 50 ms of
+// DOM quiet, within at most 1 s.
+var DefaultSettle = Settle{Quiet: 50 * time.Millisecond, Cap: time.Second, Frames: 2}
 
 // After is what happened after an action.
 type After struct {

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -62,7 +63,19 @@ func chromeBinary() string {
 }
 
 func fixtures() http.Handler {
-	return http.FileServer(http.Dir(filepath.Join("..", "..", "..", "testdata", "interact")))
+	mux := http.NewServeMux()
+	mux.Handle("/", http.FileServer(http.Dir(filepath.Join("..", "..", "..", "testdata", "interact"))))
+	// /__delay__?ms=N answers "done" after N ms: a slow API for settle tests.
+	mux.HandleFunc("/__delay__", func(w http.ResponseWriter, r *http.Request) {
+		ms, _ := strconv.Atoi(r.URL.Query().Get("ms"))
+		select {
+		case <-time.After(time.Duration(ms) * time.Millisecond):
+		case <-r.Context().Done():
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		fmt.Fprint(w, "done")
+	})
+	return mux
 }
 
 // session attaches (once) to the shared browser and starts the fixture servers.

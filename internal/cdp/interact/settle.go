@@ -8,9 +8,9 @@ import (
 	"github.com/dtb-cli/dtb/internal/cdp"
 )
 
-// navWatch watches the tab's main frame around an action: navigations that
-// start, commit or stay in the document, then how long the DOM takes to go
-// quiet.
+// navWatch watches the tab around an action: navigations of the main frame
+// that start, commit or stay in the document, the fetch/XHR requests the action
+// starts, then how long the DOM takes to go quiet.
 type navWatch struct {
 	p       *Page
 	events  <-chan cdp.Event
@@ -20,14 +20,28 @@ type navWatch struct {
 	active  map[string]any
 }
 
-// watch starts watching (Page.enable, so that navigation events flow).
+// watch starts watching: Page.enable so that navigation events flow and
+// Network.enable (no body buffering) so that requests do, both at once. A page
+// whose Network domain cannot be enabled is watched without request tracking.
 func (p *Page) watch(ctx context.Context) *navWatch {
 	ch, cancel := p.tab.Events("*")
 	w := &navWatch{p: p, events: ch, cancel: cancel}
+	netDone := make(chan struct{})
+	go func() {
+		defer close(netDone)
+		p.tab.Call(ctx, "Network.enable", map[string]any{"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}, nil)
+	}()
 	w.err = p.tab.Call(ctx, "Page.enable", nil, nil)
+	<-netDone
 	w.enabled = w.err == nil
 	return w
 }
+
+// tracked says whether a request type counts as the page still working: what
+// an app awaits after an action. Images, scripts and styles of a new document
+// do not hold the settle, nor do streams that never end (EventSource,
+// WebSocket).
+func tracked(typ string) bool { return typ == "Fetch" || typ == "XHR" }
 
 // ready reports whether the watch is on before input is sent.
 func (w *navWatch) ready(ctx context.Context) error {
@@ -46,8 +60,10 @@ type quietRes struct {
 	Active  map[string]any `json:"active"`
 }
 
-// settle waits, at most s.Cap, for the DOM to stay unchanged for s.Quiet and
-// for a navigation that started to commit, and reports what happened.
+// settle waits, at most s.Cap, for the DOM to stay unchanged for s.Quiet (or,
+// with s.Frames, across that many animation frames), for a navigation that
+// started to commit and for the fetch/XHR requests the action started to end,
+// and reports what happened.
 func (w *navWatch) settle(ctx context.Context, s Settle, start time.Time) *After {
 	after := &After{}
 	if s.Cap <= 0 {
@@ -67,9 +83,16 @@ func (w *navWatch) settle(ctx context.Context, s Settle, start time.Time) *After
 		gen++
 		g := gen
 		go func() {
+			// cctx ends when settle returns: no send outlives it.
+			send := func(q *quietRes) {
+				select {
+				case quietDone <- quietMsg{g, q}:
+				case <-cctx.Done():
+				}
+			}
 			top, err := w.p.topFrame(cctx)
 			if err != nil {
-				quietDone <- quietMsg{g, nil}
+				send(nil)
 				return
 			}
 			var q quietRes
@@ -77,21 +100,25 @@ func (w *navWatch) settle(ctx context.Context, s Settle, start time.Time) *After
 			if left < 0 {
 				left = 0
 			}
-			err = w.p.callValue(cctx, top, "", map[string]any{"op": "quiet", "ms": s.Quiet.Milliseconds(), "cap": left.Milliseconds()}, &q)
+			err = w.p.callValue(cctx, top, "", map[string]any{"op": "quiet", "ms": s.Quiet.Milliseconds(), "cap": left.Milliseconds(), "frames": s.Frames}, &q)
 			if err != nil {
-				quietDone <- quietMsg{g, nil}
+				send(nil)
 				return
 			}
-			quietDone <- quietMsg{g, &q}
+			send(&q)
 		}()
 	}
 	runQuiet()
 	quieted := false
 	requested := false
+	// Fetch/XHR requests started since the watch began and not yet finished.
+	// When the last one ends, its answer may still change the DOM: quiet is
+	// measured again.
+	inflight := map[string]bool{}
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	for {
-		if quieted && (!requested || after.Committed) {
+		if quieted && (!requested || after.Committed) && len(inflight) == 0 {
 			break
 		}
 		select {
@@ -101,6 +128,29 @@ func (w *navWatch) settle(ctx context.Context, s Settle, start time.Time) *After
 				return after
 			}
 			switch ev.Method {
+			case "Network.requestWillBeSent":
+				var e struct {
+					RequestID string `json:"requestId"`
+					Type      string `json:"type"`
+				}
+				json.Unmarshal(ev.Params, &e)
+				if tracked(e.Type) {
+					inflight[e.RequestID] = true
+				}
+			case "Network.loadingFinished", "Network.loadingFailed":
+				var e struct {
+					RequestID string `json:"requestId"`
+				}
+				json.Unmarshal(ev.Params, &e)
+				if inflight[e.RequestID] {
+					delete(inflight, e.RequestID)
+					// Measured again even when a measure is running: that
+					// one may end before the answer's handler runs.
+					if len(inflight) == 0 {
+						quieted = false
+						runQuiet()
+					}
+				}
 			case "Page.frameRequestedNavigation", "Page.frameStartedNavigating":
 				var e struct {
 					FrameID        string `json:"frameId"`

@@ -97,7 +97,7 @@ function dispatch(req) {
     case 'check':
       return waitCheck(req);
     case 'quiet':
-      return quiet(req.ms, req.cap);
+      return quiet(req.ms, req.cap, req.frames || 0);
     case 'info': {
       const w = winOf(TOP_DOC);
       return { url: TOP_DOC.location ? TOP_DOC.location.href : '', token: docToken(TOP_DOC), readyState: TOP_DOC.readyState, title: TOP_DOC.title, scroll: [w.scrollX, w.scrollY] };

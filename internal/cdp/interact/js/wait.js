@@ -1,7 +1,9 @@
-// wait.js: DOM quietness. quiet(ms, cap) resolves once the document has had no
-// mutation for ms milliseconds, or when cap milliseconds have passed.
+// wait.js: DOM quietness. quiet(ms, cap, frames) resolves once the document has
+// had no mutation for ms milliseconds, or (frames > 0) across that many
+// consecutive animation frames, whichever comes first, or when cap milliseconds
+// have passed. A hidden page runs no animation frames: only ms applies there.
 
-function quiet(ms, cap) {
+function quiet(ms, cap, frames) {
   const doc = TOP_DOC;
   const w = winOf(doc);
   const start = w.performance.now();
@@ -14,13 +16,17 @@ function quiet(ms, cap) {
       last = w.performance.now();
       arm();
     });
-    const finish = function (ok) {
+    let done = false;
+    const finish = function (ok, idle) {
+      if (done) return;
+      done = true;
       obs.disconnect();
       clearTimeout(timer);
       clearTimeout(capTimer);
       let el = doc.activeElement;
       while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
       const res = { quiet: ok, quietMs: Math.round(last - start), waitedMs: Math.round(w.performance.now() - start), mutations: count, url: doc.location ? doc.location.href : '', token: docToken(doc) };
+      if (idle) res.idle = true;
       if (el && el !== doc.body && el !== doc.documentElement) res.active = statesOf(el, roleOf(el));
       resolve(res);
     };
@@ -31,6 +37,20 @@ function quiet(ms, cap) {
     obs.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true });
     const capTimer = setTimeout(function () { finish(false); }, Math.max(cap, ms));
     arm();
+    if (frames > 0 && typeof w.requestAnimationFrame === 'function') {
+      // Mutations reach the observer as microtasks, so by a frame's callback
+      // every change made before it is counted.
+      let seen = count;
+      let clean = 0;
+      const tick = function () {
+        if (done) return;
+        if (count === seen) clean++;
+        else { clean = 0; seen = count; }
+        if (clean >= frames) finish(true, true);
+        else w.requestAnimationFrame(tick);
+      };
+      w.requestAnimationFrame(tick);
+    }
   });
 }
 
