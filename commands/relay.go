@@ -80,6 +80,9 @@ func runRelay(c *cli.Context, inv *invocation) (any, error) {
 	if err := srv.Serve(c.Context); err != nil {
 		return nil, output.Wrap("failed", err, "relay stopped")
 	}
+	if c.Context.Err() != nil { // stopped by Ctrl-C or SIGTERM: exit 130 like every command
+		return nil, output.Wrap("interrupted", c.Context.Err(), "relay stopped")
+	}
 	return nil, nil
 }
 
