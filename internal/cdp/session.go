@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -66,6 +67,12 @@ func (s *Session) Name() string { return s.cfg.Session }
 
 // File is the session file's path.
 func (s *Session) File() string { return s.st.path }
+
+// UploadDir is the folder of the private copies uploads hand the browser
+// (<state dir>/uploads/<session>); browser stop removes it.
+func (s *Session) UploadDir() string {
+	return filepath.Join(filepath.Dir(filepath.Dir(s.st.path)), "uploads", s.cfg.Session)
+}
 
 // State is the state as last read or written by this process. Treat it as read
 // only; change it through Update.
@@ -418,6 +425,7 @@ func (s *Session) StopBrowser(ctx context.Context) (*StopResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	os.RemoveAll(s.UploadDir()) // the browser that was handed the copies is gone or forgotten
 	s.checked = false
 	return res, nil
 }
