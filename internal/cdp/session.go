@@ -181,7 +181,7 @@ func (s *Session) Browser(ctx context.Context) (*BrowserInfo, error) {
 				return output.Errorf("session-conflict", "session %q has its own browser (pid %d); stop it with 'dtb browser stop' or use another --session to attach to %s", st.Name, cur.PID, s.cfg.CDP).With("session", st.Name).With("pid", cur.PID)
 			}
 			if cur != nil && !cur.Attached {
-				s.cleanupDead(cur)
+				s.cleanupDead(ctx, cur)
 			}
 			if cur == nil || cur.WebSocket != target.WebSocket {
 				st.resetBrowser(target)
@@ -201,7 +201,7 @@ func (s *Session) Browser(ctx context.Context) (*BrowserInfo, error) {
 				if cur.Attached {
 					what = "the browser the session attached to"
 				} else {
-					s.cleanupDead(cur)
+					s.cleanupDead(ctx, cur)
 				}
 				st.resetBrowser(nil)
 				if s.cfg.NoLaunch {
@@ -294,13 +294,11 @@ func (s *Session) ownAlive(ctx context.Context, b *BrowserInfo) bool {
 	return s.reachable(ctx, b) == nil
 }
 
-// reachable checks a remembered browser: its process (when dtb launched it) and
-// its endpoint, and that the endpoint is still the same browser instance.
+// reachable checks a remembered browser by its endpoint answering, as the
+// same browser instance. Not by a PID: a launcher script's PID can die while
+// the browser it started runs on.
 func (s *Session) reachable(ctx context.Context, b *BrowserInfo) error {
-	if !b.Attached && b.PID > 0 && (!ProcessAlive(b.PID) || !processIs(b.PID, b.ProfileDir)) {
-		return fmt.Errorf("browser process %d has exited", b.PID)
-	}
-	cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	cctx, cancel := context.WithTimeout(ctx, min(3*time.Second, s.cfg.ConnectTimeout))
 	defer cancel()
 	if b.Endpoint != "" {
 		v, err := fetchVersion(cctx, b.Endpoint, s.cfg.Headers)
@@ -332,14 +330,77 @@ func pathOf(u string) string {
 	return u
 }
 
-// cleanupDead removes the temporary profile of an own browser that has exited.
-func (s *Session) cleanupDead(b *BrowserInfo) {
-	if b == nil || b.Attached || ProcessAlive(b.PID) && processIs(b.PID, b.ProfileDir) {
+// answers reports whether b's endpoint answers as the same browser.
+func answers(ctx context.Context, b *BrowserInfo) bool {
+	if b.Endpoint == "" {
+		return false
+	}
+	cctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	v, err := fetchVersion(cctx, b.Endpoint, nil)
+	return err == nil && pathOf(v.WebSocket) == pathOf(b.WebSocket)
+}
+
+// cleanupDead ends what is left of the session's own browser once it no
+// longer answers (a browser hung, or its processes outliving a killed
+// launcher), so nothing of it stays orphaned, and removes its temporary
+// profile. A browser that still answers is left alone, profile and all.
+func (s *Session) cleanupDead(ctx context.Context, b *BrowserInfo) {
+	if b == nil || b.Attached || answers(ctx, b) {
 		return
 	}
-	if b.TempProfile && b.ProfileDir != "" {
+	if endProcesses(b, 0) && b.TempProfile && b.ProfileDir != "" {
 		removeProfile(b.ProfileDir)
 	}
+}
+
+// groupOf is the process group dtb started b in.
+func groupOf(b *BrowserInfo) int {
+	if b.Group != 0 {
+		return b.Group
+	}
+	return b.PID // state from before Group: the PID led the group
+}
+
+// endProcesses waits grace for the own browser b's processes to exit, then
+// sends them SIGTERM, then SIGKILL, until none remains: the process group dtb
+// started it in and every process naming its profile. It reports whether none
+// remains.
+func endProcesses(b *BrowserInfo, grace time.Duration) bool {
+	group := groupOf(b)
+	left := func() []int {
+		pids, ok := browserProcs(group, b.ProfileDir)
+		if !ok { // no /proc: the group and the browser's own PID
+			if ProcessAlive(b.PID) && processIs(b.PID, b.ProfileDir) {
+				return []int{b.PID}
+			}
+			return nil
+		}
+		return pids
+	}
+	for _, step := range []struct {
+		sig  syscall.Signal
+		wait time.Duration
+	}{{0, grace}, {syscall.SIGTERM, 3 * time.Second}, {syscall.SIGKILL, 2 * time.Second}} {
+		deadline := time.Now().Add(step.wait)
+		for {
+			pids := left()
+			if len(pids) == 0 {
+				return true
+			}
+			if step.sig != 0 {
+				signalProcs(pids, step.sig) // again each round: a helper started meanwhile too
+				if _, ok := browserProcs(group, b.ProfileDir); !ok {
+					killGroup(group, step.sig)
+				}
+			}
+			if !time.Now().Before(deadline) {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return len(left()) == 0
 }
 
 // BrowserConn is the browser-level websocket (dialled once per process).
@@ -397,26 +458,30 @@ func (s *Session) StopBrowser(ctx context.Context) (*StopResult, error) {
 			st.resetBrowser(nil)
 			return nil
 		}
-		if ProcessAlive(b.PID) && processIs(b.PID, b.ProfileDir) {
-			if c, err := Dial(ctx, b.WebSocket, nil); err == nil {
-				cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		// The whole browser ends: whatever answers at its endpoint (whether or
+		// not the recorded PID still runs) is asked to close, then every process
+		// of its group and profile is signalled until none remains.
+		running := answers(ctx, b)
+		if running {
+			cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			if c, err := Dial(cctx, b.WebSocket, nil); err == nil {
 				c.Call(cctx, "", "Browser.close", nil, nil)
-				cancel()
 				c.Close()
 			}
-			if !waitExit(b.PID, 5*time.Second) {
-				killGroup(b.PID, syscall.SIGTERM)
-				if !waitExit(b.PID, 3*time.Second) {
-					killGroup(b.PID, syscall.SIGKILL)
-					waitExit(b.PID, 2*time.Second)
-				}
-			}
-			killGroup(b.PID, syscall.SIGKILL) // leftover helpers of the group
-			res.Stopped = true
-		} else {
+			cancel()
+		} else if pids, ok := browserProcs(groupOf(b), b.ProfileDir); ok && len(pids) > 0 || !ok && ProcessAlive(b.PID) && processIs(b.PID, b.ProfileDir) {
+			running = true
+		}
+		gone := endProcesses(b, 5*time.Second)
+		res.Stopped = running
+		if !running {
 			res.Message = "the browser had already exited"
 		}
-		if b.TempProfile && b.ProfileDir != "" {
+		switch {
+		case !gone || answers(ctx, b):
+			// Never delete the profile of a browser that still runs.
+			res.Message = "the browser did not exit; its profile is kept"
+		case b.TempProfile && b.ProfileDir != "":
 			res.ProfileRemoved = removeProfile(b.ProfileDir) == nil
 		}
 		st.resetBrowser(nil)
