@@ -59,6 +59,10 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if s.state, err = st.load(); err != nil {
 		return nil, err
 	}
+	// Said on every command that uses such an endpoint, not only the first.
+	if cfg.CDP != "" && cleartextRemote(ctx, cfg.CDP) {
+		s.warn("insecure-cdp", fmt.Sprintf("--cdp %s is plain http/ws to a host that is not loopback: the browser's traffic and any --cdp-header (an Authorization, say) travel in clear; use https:// or wss://, or an SSH tunnel", cfg.CDP), map[string]any{"endpoint": cfg.CDP})
+	}
 	return s, nil
 }
 
@@ -159,7 +163,12 @@ func (s *Session) Browser(ctx context.Context) (*BrowserInfo, error) {
 	var target *BrowserInfo
 	switch {
 	case s.cfg.CDP != "":
-		info, err := ResolveCDP(ctx, s.cfg.CDP, s.cfg.Headers)
+		cctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout)
+		info, err := ResolveCDP(cctx, s.cfg.CDP, s.cfg.Headers)
+		if err != nil && cctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
+			err = output.Wrap("no-browser", err, fmt.Sprintf("no answer from --cdp %s within --connect-timeout %s", s.cfg.CDP, s.cfg.ConnectTimeout)).With("endpoint", s.cfg.CDP)
+		}
+		cancel()
 		s.tried = append(s.tried, attempt("cdp", s.cfg.CDP, err))
 		if err != nil {
 			return nil, err
@@ -403,6 +412,15 @@ func endProcesses(b *BrowserInfo, grace time.Duration) bool {
 	return len(left()) == 0
 }
 
+// dial opens a CDP websocket, its connection and handshake bounded by
+// --connect-timeout as well as ctx: an endpoint that accepts and never answers
+// does not hold a command for its whole --timeout.
+func (s *Session) dial(ctx context.Context, ws string) (*Conn, error) {
+	cctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout)
+	defer cancel()
+	return Dial(cctx, ws, s.cfg.Headers)
+}
+
 // BrowserConn is the browser-level websocket (dialled once per process).
 func (s *Session) BrowserConn(ctx context.Context) (*Conn, error) {
 	if s.bconn != nil {
@@ -420,7 +438,7 @@ func (s *Session) BrowserConn(ctx context.Context) (*Conn, error) {
 	if s.bconn != nil {
 		return s.bconn, nil
 	}
-	c, err := Dial(ctx, b.WebSocket, s.cfg.Headers)
+	c, err := s.dial(ctx, b.WebSocket)
 	if err != nil {
 		return nil, output.Wrap("browser-gone", err, "cannot connect to the browser").With("endpoint", b.WebSocket)
 	}
