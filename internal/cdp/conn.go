@@ -44,6 +44,7 @@ type inMessage struct {
 	Params    jsonv2.Value   `json:"params,omitempty"`
 	Result    jsonv2.Value   `json:"result,omitempty"`
 	Error     *ProtocolError `json:"error,omitempty"`
+	tooLarge  int64          // the answer's size when it was over the limit (not decoded)
 }
 
 // Conn is one CDP websocket connection (to a page or to the browser), with a
@@ -58,6 +59,8 @@ type Conn struct {
 	done    chan struct{}
 	err     error
 	once    sync.Once
+	// maxMessage, when > 0, bounds the messages decoded (see LimitMessages).
+	maxMessage atomic.Int64
 }
 
 // Dial connects to a CDP websocket URL (ws:// or wss://) with optional handshake
@@ -78,6 +81,10 @@ func (c *Conn) readLoop() {
 		if err != nil {
 			c.shutdown(err)
 			return
+		}
+		if max := c.maxMessage.Load(); max > 0 && int64(len(data)) > max {
+			c.tooLarge(data)
+			continue
 		}
 		msg := new(inMessage)
 		if err := jsonv2.Unmarshal(data, msg, jsonv2.AllowInvalidUTF8(true)); err != nil {
@@ -190,6 +197,9 @@ func (c *Conn) Call(ctx context.Context, sessionID, method string, params, resul
 		if msg.Error != nil {
 			msg.Error.Method = method
 			return msg.Error
+		}
+		if msg.tooLarge > 0 {
+			return &TooLargeError{Method: method, Size: msg.tooLarge, Max: c.maxMessage.Load()}
 		}
 		if result == nil || len(msg.Result) == 0 {
 			return nil

@@ -53,9 +53,10 @@ func killGroup(pid int, sig syscall.Signal) {
 
 // browserProcs lists the running processes of a browser dtb launched with
 // profile in process group group: every process whose command line names the
-// profile, and the members of the group (its helpers, which may not name it)
-// while one of those still does, so a recycled group id is never taken for the
-// browser's. ok is false without /proc (then only the group can be signalled).
+// profile, and the members of the group while one of those still does, or
+// that are themselves Chromium helpers (--type=…, which need not name the
+// profile), so a recycled group id is never taken for the browser's. ok is
+// false without /proc (then only the group can be signalled).
 func browserProcs(group int, profile string) (pids []int, ok bool) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -93,7 +94,11 @@ func browserProcs(group int, profile string) (pids []int, ok bool) {
 			continue
 		}
 		if group > 0 && pgrp == group {
-			members = append(members, pid)
+			if hasArgPrefix(cmd, []byte("--type=")) {
+				pids = append(pids, pid)
+			} else {
+				members = append(members, pid)
+			}
 		}
 	}
 	if named {
@@ -106,6 +111,17 @@ func browserProcs(group int, profile string) (pids []int, ok bool) {
 func namesArg(cmdline, arg []byte) bool {
 	for _, a := range bytes.Split(cmdline, []byte{0}) {
 		if bytes.Equal(a, arg) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasArgPrefix reports whether an argument of the NUL-separated command line
+// starts with prefix.
+func hasArgPrefix(cmdline, prefix []byte) bool {
+	for _, a := range bytes.Split(cmdline, []byte{0}) {
+		if bytes.HasPrefix(a, prefix) {
 			return true
 		}
 	}
