@@ -73,7 +73,9 @@ func run(ctx context.Context, args []string, streams IO) int {
 	if err == nil {
 		return output.ExitOK
 	}
-	if ctx.Err() != nil && !isReason(err, "timeout") && !isReason(err, "interrupted") {
+	// The signal context ends only on Ctrl-C or SIGTERM: whatever the command
+	// made of its cancelled context (a wait reports "timeout"), it was interrupted.
+	if ctx.Err() != nil && !isReason(err, "interrupted") {
 		err = output.Wrap("interrupted", err, "interrupted")
 	}
 	return inv.printer.Fail(err)

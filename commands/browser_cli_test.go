@@ -130,6 +130,23 @@ func TestBrowserCLI(t *testing.T) {
 			t.Fatalf("file eval: %q", r.Stdout)
 		}
 	})
+	t.Run("output ceiling", func(t *testing.T) {
+		// Over the default 16 MiB: refused with the size, nothing printed.
+		r := e.Run(t, "eval", "'x'.repeat(17 * 1024 * 1024)")
+		r.Fails(t, 1, "result-too-large")
+		if r.Stdout != "" || !strings.Contains(r.Stderr, `"maxBytes":16777216`) || !strings.Contains(r.Stderr, `"bytes":17825`) {
+			t.Fatalf("stdout %d bytes, stderr %s", len(r.Stdout), r.Stderr)
+		}
+		r = e.Run(t, "eval", "({list: Array.from({length: 1000}, (_, i) => 'item ' + i)})", "--max-bytes", "4KiB")
+		r.Fails(t, 1, "result-too-large")
+		r = e.RunWith(t, []string{"DTB_MAX_BYTES=32MiB"}, "", "eval", "'x'.repeat(17 * 1024 * 1024)", "-r", "--jq", "length")
+		r.Exit(t, 0)
+		if strings.TrimSpace(r.Stdout) != "17825792" {
+			t.Fatalf("DTB_MAX_BYTES=32MiB: %q", r.Stdout)
+		}
+		e.Run(t, "eval", "1", "--max-bytes", "lots").Fails(t, 2, "usage")
+		e.Run(t, "status", "--max-bytes", "10").Fails(t, 1, "result-too-large")
+	})
 	t.Run("screenshot", func(t *testing.T) {
 		e.Run(t, "open", srv.URL+"/tall.html").Exit(t, 0)
 		for _, c := range []struct {

@@ -179,6 +179,7 @@ var reasonMeaning = map[string]string{
 	"io-error":                         "reading or writing a local file failed",
 	"not-interactable":                 "the element cannot be clicked or typed into (hidden, disabled, zero-sized)",
 	"upload-failed":                    "the browser refused the files for an upload",
+	"result-too-large":                 "the result (or the page's answer to eval) is over the output ceiling, --max-bytes / DTB_MAX_BYTES (16 MiB by default); bytes and maxBytes say by how much",
 	// 2
 	"usage":          "bad command line: unknown command or flag, bad flag value, invalid jq program",
 	"bad-input":      "a command's input is not valid: not JSON, not key=value, unknown field, missing required field, wrong type, not in the enum (`field` names it)",
@@ -213,7 +214,7 @@ var reasonMeaning = map[string]string{
 	"run-not-allowed":   "the page's bridge was built without allowRun, so commands cannot run (relay 403)",
 	"cross-origin":      "the relay refused a request from another origin (relay 403)",
 	"non-loopback-host": "the relay refused a Host that is not a loopback name (relay 403), or a relay was asked to listen beyond loopback",
-	"path-refused":      "the path guard refused a file path (e.g. an upload outside the allowed directories)",
+	"path-refused":      "the upload guard refused a file path: not absolute, a symlink on its way, not a regular file, or a name that looks like a secret",
 	"not-owned":         "the tab, window or browser is not dtb's own; dtb does not close what it did not open",
 	"protocol-mismatch": "the page speaks another agent-bridge protocol version (relay 400)",
 	"refused":           "the server refused the request without the relay's JSON (e.g. Vite's 403 \"Blocked request. This host … is not allowed\")",
@@ -285,6 +286,13 @@ everything on this page: the reasons and exit codes are API.
 - Strings are not HTML-escaped: ` + "`<`, `>` and `&`" + ` stay as they are.
 - A few commands print text rather than JSON (` + "`dtb completion`" + `): the text is printed as is,
   and ` + "`--jq`" + ` sees it as one JSON string.
+- **Output ceiling.** What a command prints is capped at ` + "`--max-bytes N`" + `
+  (` + "`$DTB_MAX_BYTES`" + `; bytes, or KiB/MiB/GiB; default 16 MiB; ` + "`0`" + ` for none). Over it
+  nothing is printed and the command fails ` + "`result-too-large`" + ` (exit 1) with ` + "`bytes`" + ` and
+  ` + "`maxBytes`" + `. The cap counts what would be printed (after ` + "`--jq`" + `), and ` + "`dtb eval`" + ` applies
+  it to the page's answer as it arrives: an eval of a 200 MiB string fails
+  after reading the answer once (about 4 s and 220 MB on the test machine, against 8 s,
+  840 MB and 200 MB on stdout before), never decoding or copying it.
 
 ## Filtering: --jq, --arg, --raw
 

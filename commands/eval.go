@@ -36,7 +36,9 @@ Examples:
 				return nil, err
 			}
 			return withPage(c, inv, func(ctx context.Context, _ *cdp.Session, p *cdp.Page) (any, error) {
-				return p.Evaluate(ctx, expr, !c.Bool("no-await"))
+				// The ceiling applies to the page's answer too: a huge value is
+				// refused as it arrives, not decoded and copied first.
+				return p.EvaluateLimited(ctx, expr, !c.Bool("no-await"), inv.printer.MaxBytes())
 			})
 		}),
 	})

@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -20,10 +22,36 @@ func outputFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "compact", Usage: "one JSON line per value even on a terminal", EnvVars: []string{"DTB_COMPACT"}, Category: catOutput},
 		&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour: auto, always or never (NO_COLOR is honoured)", EnvVars: []string{"DTB_COLOR"}, Category: catOutput},
 		&cli.BoolFlag{Name: "json-errors", Usage: "print errors as a JSON document even on a terminal", EnvVars: []string{"DTB_JSON_ERRORS"}, Category: catOutput},
+		&cli.StringFlag{Name: "max-bytes", Value: "16MiB", Usage: "ceiling `N` on a printed result (bytes, or with KiB/MiB/GiB; 0: none); over it the command fails result-too-large", EnvVars: []string{"DTB_MAX_BYTES"}, Category: catOutput},
 	}
 }
 
+// parseBytes reads a --max-bytes value: bytes, or a number with K/KiB, M/MiB
+// or G/GiB (powers of 1024); 0 means no ceiling (-1 in output.Options).
+func parseBytes(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"b", 1}} {
+		if n, ok := strings.CutSuffix(t, u.suffix); ok {
+			t, mult = strings.TrimSpace(n), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64/mult {
+		return 0, output.Usage("--max-bytes wants a size such as 16777216, 64MiB or 0 (no ceiling), got %q", s)
+	}
+	if n == 0 {
+		return -1, nil
+	}
+	return n * mult, nil
+}
+
 func outputOptions(c *cli.Context) (output.Options, error) {
+	var err error
 	opts := output.Options{
 		JQ:         c.String("jq"),
 		Raw:        c.Bool("raw"),
@@ -31,6 +59,9 @@ func outputOptions(c *cli.Context) (output.Options, error) {
 		Compact:    c.Bool("compact"),
 		Color:      c.String("color"),
 		JSONErrors: c.Bool("json-errors"),
+	}
+	if opts.MaxBytes, err = parseBytes(c.String("max-bytes")); err != nil {
+		return opts, err
 	}
 	args, err := keyValues(c.StringSlice("arg"), "--arg")
 	if err != nil {

@@ -21,7 +21,7 @@ func browserFlags() []cli.Flag {
 		&cli.StringFlag{Name: "cdp", Usage: "attach to a running Chrome: `URL|PORT` (http://host:port, ws://…, wss://…, or a port)", EnvVars: []string{"DTB_CDP"}, Category: catBrowserFlags},
 		&cli.StringSliceFlag{Name: "cdp-header", Usage: "`'Name: value'` header for the --cdp handshake, e.g. a remote service's auth (repeatable)", EnvVars: []string{"DTB_CDP_HEADER"}, Category: catBrowserFlags},
 		&cli.BoolFlag{Name: "auto-connect", Usage: "attach to the user's running Chrome through its DevToolsActivePort file", EnvVars: []string{"DTB_AUTO_CONNECT"}, Category: catBrowserFlags},
-		&cli.DurationFlag{Name: "connect-timeout", Value: 30 * time.Second, Usage: "how long to wait for a browser to start or to allow remote debugging", EnvVars: []string{"DTB_CONNECT_TIMEOUT"}, Category: catBrowserFlags},
+		&cli.DurationFlag{Name: "connect-timeout", Value: 30 * time.Second, Usage: "how long to wait for a browser to answer: connecting to --cdp (discovery and websocket), a launch's DevTools port, the remote-debugging prompt", EnvVars: []string{"DTB_CONNECT_TIMEOUT"}, Category: catBrowserFlags},
 		&cli.StringFlag{Name: "session", Value: "default", Usage: "session `NAME`: its own browser, tabs, aliases and workspaces", EnvVars: []string{"DTB_SESSION"}, Category: catBrowserFlags},
 		&cli.BoolFlag{Name: "no-launch", Usage: "fail (no-browser, exit 5) instead of launching the session's browser", EnvVars: []string{"DTB_NO_LAUNCH"}, Category: catBrowserFlags},
 		&cli.BoolFlag{Name: "headed", Usage: "launch the session's browser with a window (needs Chromium or Chrome, not the headless shell)", EnvVars: []string{"DTB_HEADED"}, Category: catBrowserFlags},

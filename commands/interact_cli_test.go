@@ -127,4 +127,28 @@ func TestInteractCLI(t *testing.T) {
 		e.Run(t, "eval", "(() => { const t = document.getElementById('cover-target'); t.style.position='fixed'; t.style.bottom='20px'; document.getElementById('consent').style.display='block'; return 1 })()").Exit(t, 0)
 		e.Run(t, "click", "#cover-target").Fails(t, 1, "covered")
 	})
+	// The browser gets a private copy of each uploaded file (0700 folder under
+	// the state dir); browser stop removes the copies.
+	t.Run("upload copies", func(t *testing.T) {
+		e.Run(t, "open", srv.URL+"/app.html").Exit(t, 0)
+		f := filepath.Join(t.TempDir(), "report.txt")
+		os.WriteFile(f, []byte("hello"), 0o644)
+		e.Run(t, "upload", "--css", "#hiddenfile", f).Exit(t, 0)
+		r := e.Run(t, "eval", "document.getElementById('hiddenfile').files[0].text()")
+		if strings.TrimSpace(r.Stdout) != `"hello"` {
+			t.Fatalf("the page read %s", r.Stdout)
+		}
+		uploads := filepath.Join(e.State, "uploads", "default")
+		dirs, _ := filepath.Glob(filepath.Join(uploads, "upload-*"))
+		if len(dirs) != 1 {
+			t.Fatalf("staged folders: %v", dirs)
+		}
+		if st, err := os.Stat(dirs[0]); err != nil || st.Mode().Perm() != 0o700 {
+			t.Fatalf("staged folder mode: %v %v", st, err)
+		}
+		e.Run(t, "browser", "stop").Exit(t, 0)
+		if _, err := os.Stat(uploads); !os.IsNotExist(err) {
+			t.Fatalf("browser stop left %s: %v", uploads, err)
+		}
+	})
 }

@@ -80,6 +80,7 @@ func runRelay(c *cli.Context, inv *invocation) (any, error) {
 	if err := srv.Serve(c.Context); err != nil {
 		return nil, output.Wrap("failed", err, "relay stopped")
 	}
+	// Ctrl-C or SIGTERM is how a server is meant to stop: a clean stop exits 0.
 	return nil, nil
 }
 

@@ -22,11 +22,13 @@ opens a file chooser (dtb intercepts the chooser: no native dialog opens) and ch
 input.files afterwards. The element is given with the locator flags or a leading
 @eN; a CSS selector goes in --css.
 
-The path guard: at most 20 files (too-many-files, exit 2); each absolute, not a
-symlink, a readable regular file, canonicalised; any path with a component like
-.ssh, .gnupg, keychains, cookies, id_rsa, .env, *.pem, *.key, private_key, secret or
-token is refused (path-refused, exit 6, naming the component). Only names and sizes
-are printed, never content.
+The path guard: at most 20 files (too-many-files, exit 2); each absolute, with no
+symlink in any component, a readable regular file (no folder, FIFO or device); any
+path with a component like .ssh, .gnupg, keyrings, cookies, id_rsa, .env, *.pem,
+*.key, .bash_history, .config/gh, logins.json, Login Data, /etc/shadow, secret or
+token is refused (path-refused, exit 6, naming the component). The browser gets a
+private copy of the bytes checked (removed by 'dtb browser stop'). Only names and
+sizes are printed, never content.
 
 Examples:
   dtb upload --css 'input[type=file]' /home/me/report.pdf
@@ -44,7 +46,8 @@ Examples:
 			if err != nil {
 				return nil, err
 			}
-			return withInteract(c, inv, func(ctx context.Context, _ *cdp.Session, pg *interact.Page) (any, error) {
+			return withInteract(c, inv, func(ctx context.Context, sess *cdp.Session, pg *interact.Page) (any, error) {
+				pg.UploadDir = sess.UploadDir()
 				return pg.Upload(ctx, loc, args, settleFrom(c))
 			})
 		}),

@@ -577,3 +577,30 @@ func TestAutoConnect(t *testing.T) {
 		t.Fatalf("auto-connect: %+v", b)
 	}
 }
+
+// EvaluateLimited refuses an answer over its limit as it arrives (the size
+// read from the message, nothing decoded) and the tab's connection goes on
+// working; under the limit the value is returned as Evaluate returns it.
+func TestEvaluateLimited(t *testing.T) {
+	s := attached(t)
+	openTab(t, s, "index.html")
+	ctx := tctx(t)
+	p, err := s.Page(ctx, TabSelector{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	_, err = p.EvaluateLimited(ctx, "'x'.repeat(4 << 20)", true, 1<<20)
+	e := output.AsError(err)
+	if e == nil || e.Reason != "result-too-large" || e.Details["bytes"].(int64) < 4<<20 || e.Details["maxBytes"] != int64(1<<20) {
+		t.Fatalf("4 MiB under a 1 MiB limit: %v", err)
+	}
+	got, err := p.EvaluateLimited(ctx, "'x'.repeat(1000).length", true, 1<<20)
+	if err != nil || string(got) != "1000" {
+		t.Fatalf("after the refusal: %s %v", got, err)
+	}
+	got, err = p.Evaluate(ctx, "'x'.repeat(2 << 20).length", true)
+	if err != nil || string(got) != "2097152" {
+		t.Fatalf("the limit outlived the call: %s %v", got, err)
+	}
+}

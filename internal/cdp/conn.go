@@ -81,6 +81,8 @@ type Conn struct {
 	done    chan struct{}
 	err     error
 	once    sync.Once
+	// maxMessage, when > 0, bounds the messages used (see LimitMessages).
+	maxMessage atomic.Int64
 }
 
 // Dial connects to a CDP websocket URL (ws:// or wss://) with optional handshake
@@ -112,6 +114,10 @@ func (c *Conn) readLoop() {
 			}
 			c.shutdown(err)
 			return
+		}
+		if max := c.maxMessage.Load(); max > 0 && int64(len(msg.Result)+len(msg.Params)) > max {
+			c.tooLarge(msg)
+			continue
 		}
 		if msg.ID != 0 {
 			c.mu.Lock()
@@ -212,6 +218,9 @@ func (c *Conn) Call(ctx context.Context, sessionID, method string, params, resul
 		}
 		if ans.Error != nil {
 			return &ProtocolError{Code: ans.Error.Code, Message: ans.Error.Message, Method: method}
+		}
+		if ans.Method == tooLargeMarker {
+			return &TooLargeError{Method: method, Size: int64(len(ans.Result)), Max: c.maxMessage.Load()}
 		}
 		if result == nil || len(ans.Result) == 0 {
 			return nil

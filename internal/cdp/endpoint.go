@@ -291,3 +291,37 @@ func AutoConnect(ctx context.Context, timeout time.Duration) (*BrowserInfo, []At
 	}
 	return nil, tried, output.Errorf("no-browser", "--auto-connect could not connect to a running Chrome").With("tried", tried)
 }
+
+// cleartextRemote reports whether the --cdp value raw names a plain http://
+// or ws:// endpoint (a bare host:port is http) on a host that is not loopback:
+// the CDP traffic and any --cdp-header (an Authorization, say) travel in clear.
+func cleartextRemote(ctx context.Context, raw string) bool {
+	raw = strings.TrimSpace(raw)
+	if isDigits(raw) {
+		return false // a bare port is 127.0.0.1
+	}
+	if !strings.Contains(raw, "://") {
+		raw = "http://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "ws") || u.Hostname() == "" {
+		return false
+	}
+	host := u.Hostname()
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return false
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		return !ip.IsLoopback()
+	}
+	addrs, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+	if err != nil || len(addrs) == 0 {
+		return true
+	}
+	for _, a := range addrs {
+		if !a.IP.IsLoopback() {
+			return true
+		}
+	}
+	return false
+}

@@ -83,8 +83,10 @@ type LaunchOptions struct {
 	Session     string        // for the temporary profile's name
 }
 
-// Launch starts a browser detached from dtb (own session, Setsid) so that it
-// outlives the command, and waits until its DevTools endpoint answers.
+// Launch starts a browser detached from dtb (own session and process group,
+// Setsid) so that it outlives the command, and waits until its DevTools
+// endpoint answers. The PID recorded is the browser's own (see browserPID);
+// Group is the group dtb started, which browser stop ends whole.
 func Launch(ctx context.Context, o LaunchOptions) (*BrowserInfo, error) {
 	profile := o.UserDataDir
 	temp := false
@@ -196,6 +198,7 @@ func Launch(ctx context.Context, o LaunchOptions) (*BrowserInfo, error) {
 		Endpoint:    base,
 		WebSocket:   fmt.Sprintf("ws://127.0.0.1:%d%s", port, path),
 		PID:         pid,
+		Group:       pid,
 		Binary:      o.Binary,
 		Headless:    headless,
 		ProfileDir:  profile,
@@ -205,7 +208,39 @@ func Launch(ctx context.Context, o LaunchOptions) (*BrowserInfo, error) {
 	if v, err := fetchVersion(ctx, base, nil); err == nil {
 		info.Version = v.Browser
 	}
+	if bp := browserPID(ctx, info.WebSocket); bp > 0 && processIs(bp, profile) {
+		info.PID = bp
+	}
 	return info, nil
+}
+
+// browserPID is the browser process's own PID as the browser reports it
+// (SystemInfo.getProcessInfo): not the PID dtb started when that is a
+// launcher script that runs the browser without exec (Debian's
+// /usr/bin/chromium-headless-shell). 0 when the browser does not say.
+func browserPID(ctx context.Context, ws string) int {
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	c, err := Dial(cctx, ws, nil)
+	if err != nil {
+		return 0
+	}
+	defer c.Close()
+	var res struct {
+		ProcessInfo []struct {
+			Type string `json:"type"`
+			ID   int    `json:"id"`
+		} `json:"processInfo"`
+	}
+	if c.Call(cctx, "", "SystemInfo.getProcessInfo", nil, &res) != nil {
+		return 0
+	}
+	for _, p := range res.ProcessInfo {
+		if p.Type == "browser" {
+			return p.ID
+		}
+	}
+	return 0
 }
 
 // ParseSize parses "WxH" (or "W,H").

@@ -26,3 +26,13 @@ func killGroup(pid int, sig syscall.Signal) {
 		p.Kill()
 	}
 }
+
+func browserProcs(group int, profile string) ([]int, bool) { return nil, false }
+
+func signalProcs(pids []int, sig syscall.Signal) {
+	for _, pid := range pids {
+		if p, err := os.FindProcess(pid); err == nil {
+			p.Kill()
+		}
+	}
+}

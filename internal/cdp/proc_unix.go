@@ -3,6 +3,7 @@
 package cdp
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"strconv"
@@ -48,4 +49,88 @@ func killGroup(pid int, sig syscall.Signal) {
 	}
 	syscall.Kill(-pid, sig)
 	syscall.Kill(pid, sig)
+}
+
+// browserProcs lists the running processes of a browser dtb launched with
+// profile in process group group: every process whose command line names the
+// profile, and the members of the group while one of those still does, or
+// that are themselves Chromium helpers (--type=…, which need not name the
+// profile), so a recycled group id is never taken for the browser's. ok is
+// false without /proc (then only the group can be signalled).
+func browserProcs(group int, profile string) (pids []int, ok bool) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, false
+	}
+	self := os.Getpid()
+	flag := []byte("--user-data-dir=" + profile)
+	var members []int
+	named := false
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(stat)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 || i+2 >= len(s) || s[i+2] == 'Z' {
+			continue
+		}
+		f := strings.Fields(s[i+2:]) // state ppid pgrp …
+		pgrp := 0
+		if len(f) > 2 {
+			pgrp, _ = strconv.Atoi(f[2])
+		}
+		cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if profile != "" && namesArg(cmd, flag) {
+			pids = append(pids, pid)
+			if pgrp == group {
+				named = true
+			}
+			continue
+		}
+		if group > 0 && pgrp == group {
+			if hasArgPrefix(cmd, []byte("--type=")) {
+				pids = append(pids, pid)
+			} else {
+				members = append(members, pid)
+			}
+		}
+	}
+	if named {
+		pids = append(pids, members...)
+	}
+	return pids, true
+}
+
+// namesArg reports whether the NUL-separated command line has the argument arg.
+func namesArg(cmdline, arg []byte) bool {
+	for _, a := range bytes.Split(cmdline, []byte{0}) {
+		if bytes.Equal(a, arg) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasArgPrefix reports whether an argument of the NUL-separated command line
+// starts with prefix.
+func hasArgPrefix(cmdline, prefix []byte) bool {
+	for _, a := range bytes.Split(cmdline, []byte{0}) {
+		if bytes.HasPrefix(a, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// signalProcs sends sig to each pid.
+func signalProcs(pids []int, sig syscall.Signal) {
+	for _, pid := range pids {
+		syscall.Kill(pid, sig)
+	}
 }

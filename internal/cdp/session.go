@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -58,6 +59,10 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 	if s.state, err = st.load(); err != nil {
 		return nil, err
 	}
+	// Said on every command that uses such an endpoint, not only the first.
+	if cfg.CDP != "" && cleartextRemote(ctx, cfg.CDP) {
+		s.warn("insecure-cdp", fmt.Sprintf("--cdp %s is plain http/ws to a host that is not loopback: the browser's traffic and any --cdp-header (an Authorization, say) travel in clear; use https:// or wss://, or an SSH tunnel", cfg.CDP), map[string]any{"endpoint": cfg.CDP})
+	}
 	return s, nil
 }
 
@@ -66,6 +71,12 @@ func (s *Session) Name() string { return s.cfg.Session }
 
 // File is the session file's path.
 func (s *Session) File() string { return s.st.path }
+
+// UploadDir is the folder of the private copies uploads hand the browser
+// (<state dir>/uploads/<session>); browser stop removes it.
+func (s *Session) UploadDir() string {
+	return filepath.Join(filepath.Dir(filepath.Dir(s.st.path)), "uploads", s.cfg.Session)
+}
 
 // State is the state as last read or written by this process. Treat it as read
 // only; change it through Update.
@@ -152,7 +163,12 @@ func (s *Session) Browser(ctx context.Context) (*BrowserInfo, error) {
 	var target *BrowserInfo
 	switch {
 	case s.cfg.CDP != "":
-		info, err := ResolveCDP(ctx, s.cfg.CDP, s.cfg.Headers)
+		cctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout)
+		info, err := ResolveCDP(cctx, s.cfg.CDP, s.cfg.Headers)
+		if err != nil && cctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
+			err = output.Wrap("no-browser", err, fmt.Sprintf("no answer from --cdp %s within --connect-timeout %s", s.cfg.CDP, s.cfg.ConnectTimeout)).With("endpoint", s.cfg.CDP)
+		}
+		cancel()
 		s.tried = append(s.tried, attempt("cdp", s.cfg.CDP, err))
 		if err != nil {
 			return nil, err
@@ -174,7 +190,7 @@ func (s *Session) Browser(ctx context.Context) (*BrowserInfo, error) {
 				return output.Errorf("session-conflict", "session %q has its own browser (pid %d); stop it with 'dtb browser stop' or use another --session to attach to %s", st.Name, cur.PID, s.cfg.CDP).With("session", st.Name).With("pid", cur.PID)
 			}
 			if cur != nil && !cur.Attached {
-				s.cleanupDead(cur)
+				s.cleanupDead(ctx, cur)
 			}
 			if cur == nil || cur.WebSocket != target.WebSocket {
 				st.resetBrowser(target)
@@ -194,7 +210,7 @@ func (s *Session) Browser(ctx context.Context) (*BrowserInfo, error) {
 				if cur.Attached {
 					what = "the browser the session attached to"
 				} else {
-					s.cleanupDead(cur)
+					s.cleanupDead(ctx, cur)
 				}
 				st.resetBrowser(nil)
 				if s.cfg.NoLaunch {
@@ -287,13 +303,11 @@ func (s *Session) ownAlive(ctx context.Context, b *BrowserInfo) bool {
 	return s.reachable(ctx, b) == nil
 }
 
-// reachable checks a remembered browser: its process (when dtb launched it) and
-// its endpoint, and that the endpoint is still the same browser instance.
+// reachable checks a remembered browser by its endpoint answering, as the
+// same browser instance. Not by a PID: a launcher script's PID can die while
+// the browser it started runs on.
 func (s *Session) reachable(ctx context.Context, b *BrowserInfo) error {
-	if !b.Attached && b.PID > 0 && (!ProcessAlive(b.PID) || !processIs(b.PID, b.ProfileDir)) {
-		return fmt.Errorf("browser process %d has exited", b.PID)
-	}
-	cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	cctx, cancel := context.WithTimeout(ctx, min(3*time.Second, s.cfg.ConnectTimeout))
 	defer cancel()
 	if b.Endpoint != "" {
 		v, err := fetchVersion(cctx, b.Endpoint, s.cfg.Headers)
@@ -325,14 +339,86 @@ func pathOf(u string) string {
 	return u
 }
 
-// cleanupDead removes the temporary profile of an own browser that has exited.
-func (s *Session) cleanupDead(b *BrowserInfo) {
-	if b == nil || b.Attached || ProcessAlive(b.PID) && processIs(b.PID, b.ProfileDir) {
+// answers reports whether b's endpoint answers as the same browser.
+func answers(ctx context.Context, b *BrowserInfo) bool {
+	if b.Endpoint == "" {
+		return false
+	}
+	cctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	v, err := fetchVersion(cctx, b.Endpoint, nil)
+	return err == nil && pathOf(v.WebSocket) == pathOf(b.WebSocket)
+}
+
+// cleanupDead ends what is left of the session's own browser once it no
+// longer answers (a browser hung, or its processes outliving a killed
+// launcher), so nothing of it stays orphaned, and removes its temporary
+// profile. A browser that still answers is left alone, profile and all.
+func (s *Session) cleanupDead(ctx context.Context, b *BrowserInfo) {
+	if b == nil || b.Attached || answers(ctx, b) {
 		return
 	}
-	if b.TempProfile && b.ProfileDir != "" {
+	if endProcesses(b, 0) && b.TempProfile && b.ProfileDir != "" {
 		removeProfile(b.ProfileDir)
 	}
+}
+
+// groupOf is the process group dtb started b in.
+func groupOf(b *BrowserInfo) int {
+	if b.Group != 0 {
+		return b.Group
+	}
+	return b.PID // state from before Group: the PID led the group
+}
+
+// endProcesses waits grace for the own browser b's processes to exit, then
+// sends them SIGTERM, then SIGKILL, until none remains: the process group dtb
+// started it in and every process naming its profile. It reports whether none
+// remains.
+func endProcesses(b *BrowserInfo, grace time.Duration) bool {
+	group := groupOf(b)
+	left := func() []int {
+		pids, ok := browserProcs(group, b.ProfileDir)
+		if !ok { // no /proc: the group and the browser's own PID
+			if ProcessAlive(b.PID) && processIs(b.PID, b.ProfileDir) {
+				return []int{b.PID}
+			}
+			return nil
+		}
+		return pids
+	}
+	for _, step := range []struct {
+		sig  syscall.Signal
+		wait time.Duration
+	}{{0, grace}, {syscall.SIGTERM, 3 * time.Second}, {syscall.SIGKILL, 2 * time.Second}} {
+		deadline := time.Now().Add(step.wait)
+		for {
+			pids := left()
+			if len(pids) == 0 {
+				return true
+			}
+			if step.sig != 0 {
+				signalProcs(pids, step.sig) // again each round: a helper started meanwhile too
+				if _, ok := browserProcs(group, b.ProfileDir); !ok {
+					killGroup(group, step.sig)
+				}
+			}
+			if !time.Now().Before(deadline) {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return len(left()) == 0
+}
+
+// dial opens a CDP websocket, its connection and handshake bounded by
+// --connect-timeout as well as ctx: an endpoint that accepts and never answers
+// does not hold a command for its whole --timeout.
+func (s *Session) dial(ctx context.Context, ws string) (*Conn, error) {
+	cctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout)
+	defer cancel()
+	return Dial(cctx, ws, s.cfg.Headers)
 }
 
 // BrowserConn is the browser-level websocket (dialled once per process).
@@ -352,7 +438,7 @@ func (s *Session) BrowserConn(ctx context.Context) (*Conn, error) {
 	if s.bconn != nil {
 		return s.bconn, nil
 	}
-	c, err := Dial(ctx, b.WebSocket, s.cfg.Headers)
+	c, err := s.dial(ctx, b.WebSocket)
 	if err != nil {
 		return nil, output.Wrap("browser-gone", err, "cannot connect to the browser").With("endpoint", b.WebSocket)
 	}
@@ -390,26 +476,30 @@ func (s *Session) StopBrowser(ctx context.Context) (*StopResult, error) {
 			st.resetBrowser(nil)
 			return nil
 		}
-		if ProcessAlive(b.PID) && processIs(b.PID, b.ProfileDir) {
-			if c, err := Dial(ctx, b.WebSocket, nil); err == nil {
-				cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		// The whole browser ends: whatever answers at its endpoint (whether or
+		// not the recorded PID still runs) is asked to close, then every process
+		// of its group and profile is signalled until none remains.
+		running := answers(ctx, b)
+		if running {
+			cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			if c, err := Dial(cctx, b.WebSocket, nil); err == nil {
 				c.Call(cctx, "", "Browser.close", nil, nil)
-				cancel()
 				c.Close()
 			}
-			if !waitExit(b.PID, 5*time.Second) {
-				killGroup(b.PID, syscall.SIGTERM)
-				if !waitExit(b.PID, 3*time.Second) {
-					killGroup(b.PID, syscall.SIGKILL)
-					waitExit(b.PID, 2*time.Second)
-				}
-			}
-			killGroup(b.PID, syscall.SIGKILL) // leftover helpers of the group
-			res.Stopped = true
-		} else {
+			cancel()
+		} else if pids, ok := browserProcs(groupOf(b), b.ProfileDir); ok && len(pids) > 0 || !ok && ProcessAlive(b.PID) && processIs(b.PID, b.ProfileDir) {
+			running = true
+		}
+		gone := endProcesses(b, 5*time.Second)
+		res.Stopped = running
+		if !running {
 			res.Message = "the browser had already exited"
 		}
-		if b.TempProfile && b.ProfileDir != "" {
+		switch {
+		case !gone || answers(ctx, b):
+			// Never delete the profile of a browser that still runs.
+			res.Message = "the browser did not exit; its profile is kept"
+		case b.TempProfile && b.ProfileDir != "":
 			res.ProfileRemoved = removeProfile(b.ProfileDir) == nil
 		}
 		st.resetBrowser(nil)
@@ -418,6 +508,7 @@ func (s *Session) StopBrowser(ctx context.Context) (*StopResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	os.RemoveAll(s.UploadDir()) // the browser that was handed the copies is gone or forgotten
 	s.checked = false
 	return res, nil
 }

@@ -54,8 +54,13 @@ type BrowserInfo struct {
 	// websocket endpoints (wss services, the auto-connect prompt mode).
 	Endpoint string `json:"endpoint,omitempty"`
 	// WebSocket is the browser websocket URL.
-	WebSocket   string    `json:"webSocket"`
+	WebSocket string `json:"webSocket"`
+	// PID is the browser process itself, as the browser reports it (a launcher
+	// script such as Debian's /usr/bin/chromium-headless-shell starts it
+	// without exec); Group is the process group dtb started it in (0 in state
+	// files from before: PID led the group then).
 	PID         int       `json:"pid,omitempty"`
+	Group       int       `json:"group,omitempty"`
 	Binary      string    `json:"binary,omitempty"`
 	Headless    bool      `json:"headless,omitempty"`
 	ProfileDir  string    `json:"profileDir,omitempty"`

@@ -48,7 +48,9 @@ func (s *Session) ListPages(ctx context.Context) ([]TargetInfo, error) {
 		return nil, err
 	}
 	if b.Endpoint != "" {
-		pages, err := listPagesHTTP(ctx, b.Endpoint)
+		cctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout)
+		pages, err := listPagesHTTP(cctx, b.Endpoint)
+		cancel()
 		if err != nil {
 			return nil, output.Wrap("browser-gone", err, "cannot list the browser's tabs").With("endpoint", b.Endpoint)
 		}
@@ -340,7 +342,7 @@ func pageWSURL(endpoint, id string) string {
 }
 
 func (s *Session) dialPage(ctx context.Context, b *BrowserInfo, id string) (*Page, error) {
-	c, err := Dial(ctx, pageWSURL(b.Endpoint, id), s.cfg.Headers)
+	c, err := s.dial(ctx, pageWSURL(b.Endpoint, id))
 	if err != nil {
 		return nil, err
 	}

@@ -40,6 +40,7 @@ var reasonExit = map[string]int{
 	"io-error":                         ExitFailed,
 	"not-interactable":                 ExitFailed,
 	"upload-failed":                    ExitFailed,
+	"result-too-large":                 ExitFailed,
 	// 2: usage
 	"usage":          ExitUsage,
 	"bad-input":      ExitUsage,

@@ -27,6 +27,28 @@ type Options struct {
 	Compact    bool              // --compact: force one line
 	Color      string            // auto|always|never
 	JSONErrors bool              // --json-errors: error document as JSON even on a TTY
+	// MaxBytes is the ceiling on what a result prints (--max-bytes,
+	// DTB_MAX_BYTES): 0 means DefaultMaxBytes, a negative value no ceiling.
+	MaxBytes int64
+}
+
+// DefaultMaxBytes is the default ceiling on a printed result: 16 MiB.
+const DefaultMaxBytes = 16 << 20
+
+// TooLarge is the result-too-large error of a result of size bytes over max.
+func TooLarge(size, max int64) *Error {
+	return Errorf("result-too-large", "the result is %d bytes, over the limit of %d bytes (--max-bytes, DTB_MAX_BYTES)", size, max).With("bytes", size).With("maxBytes", max)
+}
+
+// MaxBytes is the ceiling on a printed result in bytes; 0 for none.
+func (p *Printer) MaxBytes() int64 {
+	switch {
+	case p.opts.MaxBytes < 0:
+		return 0
+	case p.opts.MaxBytes == 0:
+		return DefaultMaxBytes
+	}
+	return p.opts.MaxBytes
 }
 
 // Printer renders results, warnings and errors for one invocation.
@@ -233,9 +255,17 @@ func Truthy(v any) bool { return v != nil && v != false }
 // completion script, a document). Through --jq it is a JSON string like any other.
 type Text string
 
-// Result prints a command's result document, through --jq when given.
+// Result prints a command's result document, through --jq when given. What it
+// would print is capped at MaxBytes: over it, nothing is printed and the
+// error is result-too-large with the size. A value that is already JSON is
+// measured before it is copied; the rendering stops at the first value that
+// passes the ceiling.
 func (p *Printer) Result(v any) error {
+	max := p.MaxBytes()
 	if t, ok := v.(Text); ok && p.code == nil {
+		if max > 0 && int64(len(t)) > max {
+			return TooLarge(int64(len(t)), max)
+		}
 		s := string(t)
 		if !strings.HasSuffix(s, "\n") {
 			s += "\n"
@@ -244,6 +274,9 @@ func (p *Printer) Result(v any) error {
 		defer p.mu.Unlock()
 		_, err := io.WriteString(p.stdout, s)
 		return err
+	}
+	if rm, ok := v.(json.RawMessage); ok && p.code == nil && max > 0 && int64(len(rm)) > max {
+		return TooLarge(int64(len(rm)), max)
 	}
 	values := []any{v}
 	if p.code != nil {
@@ -260,8 +293,14 @@ func (p *Printer) Result(v any) error {
 			buf.WriteByte('\n')
 			continue
 		}
-		if err := p.encode(&buf, o); err != nil {
+		if err := p.encode(&buf, o, max); err != nil {
+			if e, ok := err.(*Error); ok {
+				return e
+			}
 			return Errorf("failed", "cannot encode result: %v", err)
+		}
+		if max > 0 && int64(buf.Len()) > max {
+			return TooLarge(int64(buf.Len()), max)
 		}
 	}
 	p.mu.Lock()
@@ -295,7 +334,9 @@ func (p *Printer) pretty() bool {
 	return p.outTTY
 }
 
-func (p *Printer) encode(buf *bytes.Buffer, v any) error {
+// encode renders v into buf; an encoding over max bytes (0: no ceiling) stops
+// there, before it is indented or coloured.
+func (p *Printer) encode(buf *bytes.Buffer, v any, max int64) error {
 	var raw []byte
 	if rm, ok := v.(json.RawMessage); ok {
 		raw = rm
@@ -305,6 +346,9 @@ func (p *Printer) encode(buf *bytes.Buffer, v any) error {
 			return err
 		}
 		raw = b
+	}
+	if max > 0 && int64(len(raw)) > max {
+		return TooLarge(int64(len(raw)), max)
 	}
 	var out bytes.Buffer
 	if p.pretty() {

@@ -360,3 +360,37 @@ func TestReasonTable(t *testing.T) {
 		}
 	}
 }
+
+// The ceiling on a printed result: over it nothing reaches stdout and the
+// error is result-too-large with the size; --jq narrowing a large value under
+// it prints; a negative MaxBytes lifts it; the default is 16 MiB.
+func TestResultCeiling(t *testing.T) {
+	big := json.RawMessage(`"` + strings.Repeat("x", 1000) + `"`)
+	for _, c := range []struct {
+		name string
+		opts Options
+		in   any
+		size int64
+	}{
+		{"raw JSON", Options{MaxBytes: 500}, big, 1002},
+		{"a Go value", Options{MaxBytes: 500}, map[string]any{"s": strings.Repeat("y", 600)}, 608},
+		{"pretty output", Options{MaxBytes: 30, Pretty: true}, map[string]any{"a": 1, "b": 2, "c": 3, "d": 4}, 43},
+		{"text", Options{MaxBytes: 10}, Text("0123456789ab"), 12},
+		{"every jq output counts", Options{MaxBytes: 25, JQ: ".[]"}, []any{"aaaaaaaaaa", "bbbbbbbbbb"}, 26},
+	} {
+		out, _, err := render(t, c.opts, c.in)
+		e := AsError(err)
+		if e == nil || e.Reason != "result-too-large" || e.Details["bytes"] != c.size || e.Details["maxBytes"] != c.opts.MaxBytes || out != "" || e.ExitCode() != ExitFailed {
+			t.Errorf("%s: %q %v %v", c.name, out, err, e)
+		}
+	}
+	if out, _, err := render(t, Options{MaxBytes: 500, JQ: "length"}, big); err != nil || out != "1000\n" {
+		t.Errorf("--jq under the ceiling: %q %v", out, err)
+	}
+	if out, _, err := render(t, Options{MaxBytes: -1}, big); err != nil || len(out) != 1003 {
+		t.Errorf("no ceiling: %d %v", len(out), err)
+	}
+	if p := New(Options{}, nil, nil); p.MaxBytes() != 16<<20 {
+		t.Errorf("default ceiling %d", p.MaxBytes())
+	}
+}

@@ -438,6 +438,17 @@ func TestUpload(t *testing.T) {
 	if strings.Contains(string(out), "hello") || strings.Contains(string(out), dir) {
 		t.Fatalf("upload output shows content or paths: %s", out)
 	}
+	// Swap after check: the original replaced by a symlink to a secret once the
+	// guard let it through. The page reads the bytes that were checked.
+	secret := filepath.Join(dir, "id_ed25519")
+	os.WriteFile(secret, []byte("PRIVATE KEY"), 0o600)
+	os.Remove(a)
+	os.Symlink(secret, a)
+	if got := eval(t, tab, "document.getElementById('hiddenfile').files[0].text()"); got != "hello" {
+		t.Fatalf("the page read %q after the swap, want the checked bytes", got)
+	}
+	os.Remove(a)
+	os.WriteFile(a, []byte("hello"), 0o644)
 	// A styled button that opens the chooser.
 	eval(t, tab, "document.getElementById('hiddenfile').value = ''")
 	r, err = p.Upload(ctx, Locator{Role: "button", Name: "Choose files", Nth: NoNth}, []string{b}, quick)

@@ -31,6 +31,10 @@ type Page struct {
 	mu       sync.Mutex
 	// Refs are the refs of the session (set by the caller; see LoadRefs).
 	Refs *RefSet
+	// UploadDir is where Upload keeps the private copies it hands the browser
+	// (the session's uploads folder, which browser stop removes); "" for a
+	// folder in the system temp folder.
+	UploadDir string
 }
 
 // oopif is an out-of-process frame and the session whose auto-attach

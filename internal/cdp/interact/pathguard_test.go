@@ -1,9 +1,11 @@
 package interact
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/dtb-cli/dtb/internal/output"
@@ -45,13 +47,45 @@ func TestSensitiveComponents(t *testing.T) {
 		"/home/u/passwords.kdbx":                       "passwords.kdbx",
 		"/home/u/.pgpass":                              ".pgpass",
 		"/home/u/.npmrc":                               ".npmrc",
+		// Histories, keyrings, browser profiles, CLI credential stores, system secrets.
+		"/home/u/.bash_history":                                    ".bash_history",
+		"/home/u/.zsh_history":                                     ".zsh_history",
+		"/home/u/.local/share/fish/fish_history":                   "fish_history",
+		"/home/u/.local/share/fish/fish_variables":                 "fish",
+		"/home/u/.python_history":                                  ".python_history",
+		"/home/u/.psql_history":                                    ".psql_history",
+		"/home/u/.local/share/keyrings/login.keyring":              "keyrings",
+		"/home/u/.mozilla/firefox/ab.default/logins.json":          ".mozilla",
+		"/home/u/backup/logins.json":                               "logins.json",
+		"/home/u/backup/key4.db":                                   "key4.db",
+		"/home/u/.config/chromium/Default/Login Data":              "Login Data",
+		"/home/u/.config/chromium/Default/History":                 "chromium",
+		"/home/u/copy/Login Data":                                  "Login Data",
+		"/home/u/copy/Web Data":                                    "Web Data",
+		"/home/u/.config/google-chrome/Default/History":            "google-chrome",
+		"/Users/u/Library/Application Support/Firefox/p/x.sqlite":  "Firefox",
+		"/Users/u/Library/Application Support/Google/Chrome/x.txt": "Google",
+		"/home/u/.config/gh/hosts.yml":                             "gh",
+		"/home/u/.config/gcloud/application_default.json":          "gcloud",
+		"/home/u/.s3cfg":                                           ".s3cfg",
+		"/home/u/.boto":                                            ".boto",
+		"/home/u/.git-credentials":                                 ".git-credentials",
+		"/home/u/.azure/az.json":                                   ".azure",
+		"/etc/shadow":                                              "shadow",
+		"/etc/gshadow":                                             "gshadow",
+		"/etc/shadow-":                                             "shadow-",
+		"/etc/sudoers":                                             "sudoers",
+		"/etc/ssh/ssh_host_ed25519_key":                            "ssh",
+		"/etc/ssl/private/site.crt":                                "private",
+		"/etc/krb5.keytab":                                         "krb5.keytab",
 	}
 	for p, comp := range refusedPaths {
 		if c, _ := sensitiveComponent(p); c != comp {
 			t.Errorf("sensitiveComponent(%q) = %q, want %q", p, c, comp)
 		}
 	}
-	for _, p := range []string{"/home/u/report.pdf", "/tmp/photo.png", "/home/u/keys.txt.bak/../a", "/home/u/environment.txt", "/srv/app/envs/a", "/home/u/monkey.png", "/data/idea.txt"} {
+	for _, p := range []string{"/home/u/report.pdf", "/tmp/photo.png", "/home/u/keys.txt.bak/../a", "/home/u/environment.txt", "/srv/app/envs/a", "/home/u/monkey.png", "/data/idea.txt",
+		"/home/u/history.txt", "/home/u/shadow.png", "/srv/ansible/hosts.yml", "/home/u/chromium/src/a.txt", "/home/u/.config/app/x.json"} {
 		if c, rule := sensitiveComponent(p); c != "" {
 			t.Errorf("sensitiveComponent(%q) = %q (%s), want none", p, c, rule)
 		}
@@ -73,6 +107,11 @@ func TestCheckUploadPaths(t *testing.T) {
 	// A directory symlink into .ssh: the canonical path is refused.
 	viaLink := filepath.Join(dir, "innocent")
 	os.Symlink(sshDir, viaLink)
+	os.Symlink(dir, filepath.Join(dir, "plain-link"))
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	unreadable := filepath.Join(dir, "locked.txt")
 	os.WriteFile(unreadable, []byte("x"), 0o000)
 
@@ -89,7 +128,13 @@ func TestCheckUploadPaths(t *testing.T) {
 		{link, "path-refused", "symlink"},
 		{sub, "path-refused", "not a regular file"},
 		{keyFile, "path-refused", `".ssh"`},
-		{filepath.Join(viaLink, "notes.txt"), "path-refused", `".ssh"`},
+		{filepath.Join(viaLink, "notes.txt"), "path-refused", "symlinked folder"},
+		// Under a symlinked folder, even one that leads somewhere harmless.
+		{filepath.Join(dir, "plain-link", "report.txt"), "path-refused", "symlinked folder"},
+		// Not a regular file: a folder, a FIFO, a device.
+		{fifo, "path-refused", "a FIFO"},
+		{"/dev/null", "path-refused", "a device"},
+		{dir, "path-refused", "a folder"},
 		{filepath.Join(dir, "server.key"), "path-refused", `"server.key"`},
 	}
 	if os.Geteuid() != 0 { // root reads anything
@@ -124,5 +169,72 @@ func TestCheckUploadPaths(t *testing.T) {
 	_, err = CheckUploadPaths([]string{ok, "/home/u/.gnupg/x"})
 	if e := output.AsError(err); e.Reason != "path-refused" || e.Details["component"] != ".gnupg" {
 		t.Fatalf("mixed: %v", err)
+	}
+}
+
+// The open itself refuses a symlink in any component, so a file or folder
+// swapped for a symlink after the Lstat checks cannot lead elsewhere.
+func TestOpenNoFollow(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	os.Mkdir(real, 0o700)
+	os.WriteFile(filepath.Join(real, "a.txt"), []byte("a"), 0o600)
+	os.Symlink(real, filepath.Join(dir, "swapped"))
+	os.Symlink(filepath.Join(real, "a.txt"), filepath.Join(real, "b.txt"))
+	f, err := openNoFollow(filepath.Join(real, "a.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, p := range []string{filepath.Join(dir, "swapped", "a.txt"), filepath.Join(real, "b.txt")} {
+		var le *linkError
+		if f, err := openNoFollow(p); !errors.As(err, &le) {
+			if f != nil {
+				f.Close()
+			}
+			t.Errorf("%s: %v, want a symlink refusal", p, err)
+		}
+	}
+}
+
+// StageUploads copies what it checked into a private folder: the copy holds
+// the checked bytes after the original is swapped for a symlink to a secret,
+// the folder is 0700, and each file keeps its base name.
+func TestStageUploads(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a", "report.txt")
+	b := filepath.Join(dir, "b", "report.txt")
+	os.MkdirAll(filepath.Dir(a), 0o755)
+	os.MkdirAll(filepath.Dir(b), 0o755)
+	os.WriteFile(a, []byte("harmless"), 0o644)
+	os.WriteFile(b, []byte("second"), 0o644)
+	secret := filepath.Join(dir, "id_rsa")
+	os.WriteFile(secret, []byte("PRIVATE KEY"), 0o600)
+	root := filepath.Join(dir, "uploads")
+	s, err := StageUploads([]string{a, b}, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(a)
+	os.Symlink(secret, a)
+	if got, _ := os.ReadFile(s.Files[0].Path); string(got) != "harmless" {
+		t.Fatalf("copy holds %q", got)
+	}
+	if got, _ := os.ReadFile(s.Files[1].Path); string(got) != "second" {
+		t.Fatalf("second copy holds %q", got)
+	}
+	if s.Files[0].Name != "report.txt" || filepath.Base(s.Files[1].Path) != "report.txt" || s.Files[0].Path == s.Files[1].Path {
+		t.Fatalf("names: %+v", s.Files)
+	}
+	if st, err := os.Stat(s.Dir); err != nil || st.Mode().Perm() != 0o700 || filepath.Dir(s.Dir) != root {
+		t.Fatalf("private folder %s: %v %v", s.Dir, st.Mode(), err)
+	}
+	// Staging the swapped path now refuses it, and leaves no folder behind.
+	if _, err := StageUploads([]string{a}, root); output.AsError(err).Reason != "path-refused" {
+		t.Fatalf("swapped: %v", err)
+	}
+	s.Remove()
+	if left, _ := os.ReadDir(root); len(left) != 0 {
+		t.Fatalf("left in %s: %v", root, left)
 	}
 }

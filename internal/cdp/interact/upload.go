@@ -12,13 +12,21 @@ import (
 // Upload sets files on a file input: the located input (hidden or not), the
 // input of a located label, or, for a styled button that opens a file chooser,
 // the input behind the chooser (intercepted: no native dialog opens). The
-// paths pass CheckUploadPaths first; success is verified on input.files.
-func (p *Page) Upload(ctx context.Context, loc Locator, paths []string, settle Settle) (*Result, error) {
+// paths pass the guard and are copied into a private folder (StageUploads):
+// the browser gets the copies, exactly the bytes checked. Success is verified
+// on input.files; after a failure the copies are removed at once.
+func (p *Page) Upload(ctx context.Context, loc Locator, paths []string, settle Settle) (res *Result, err error) {
 	start := time.Now()
-	files, err := CheckUploadPaths(paths)
+	staged, err := StageUploads(paths, p.UploadDir)
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil {
+			staged.Remove()
+		}
+	}()
+	files := staged.Files
 	canon := make([]string, len(files))
 	for i, f := range files {
 		canon[i] = f.Path
@@ -38,7 +46,7 @@ func (p *Page) Upload(ctx context.Context, loc Locator, paths []string, settle S
 		Disabled  bool `json:"disabled"`
 	}
 	json.Unmarshal(out.act, &info)
-	res := &Result{Action: "upload", Element: out.Element}
+	res = &Result{Action: "upload", Element: out.Element}
 	var inputObj string
 	sess := p.tab
 	if info.FileInput {

@@ -125,6 +125,9 @@ func (p *Page) Wait(ctx context.Context, o WaitOptions) (*WaitResult, error) {
 		}
 		wait := pollEvery(attempt)
 		if !hasDeadline || time.Until(deadline) < margin+wait || !sleep(ctx, wait) {
+			if ctx.Err() == context.Canceled { // Ctrl-C, not the deadline
+				return nil, output.Wrap("interrupted", ctx.Err(), "interrupted while waiting for "+strings.Join(conds, " and "))
+			}
 			return nil, output.Errorf("timeout", "waited %s for %s", time.Since(start).Round(time.Millisecond), strings.Join(conds, " and ")).
 				With("conditions", conds).With("observed", obs)
 		}
