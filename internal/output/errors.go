@@ -40,6 +40,11 @@ var reasonExit = map[string]int{
 	"io-error":                         ExitFailed,
 	"not-interactable":                 ExitFailed,
 	"upload-failed":                    ExitFailed,
+	"not-visible":                      ExitFailed,
+	"not-stable":                       ExitFailed,
+	"not-editable":                     ExitFailed,
+	"not-typed":                        ExitFailed,
+	"not-checkable":                    ExitFailed,
 	// 2: usage
 	"usage":          ExitUsage,
 	"bad-input":      ExitUsage,
