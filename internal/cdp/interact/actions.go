@@ -481,6 +481,7 @@ func actError(out *outcome, what string) error {
 			Label string `json:"label"`
 		} `json:"options"`
 		Tag   string `json:"tag"`
+		Kind  string `json:"kind"`
 		Role  string `json:"role"`
 		Value string `json:"value"`
 	}
@@ -500,9 +501,9 @@ func actError(out *outcome, what string) error {
 	case "option-disabled":
 		return output.Errorf("not-interactable", "option %q of %s is disabled", r.Value, el).With("element", out.Element)
 	case "not-checkable":
-		return output.Errorf("not-interactable", "%s is not a checkbox, radio or switch", el).With("element", out.Element)
+		return output.Errorf("not-checkable", "%s has role %s, which has no checked or selected state (check works on checkbox, radio, switch, menuitemcheckbox, menuitemradio, option, treeitem and toggle buttons)", el, r.Role).With("element", out.Element).With("role", r.Role)
 	case "radio-uncheck":
-		return output.Errorf("not-interactable", "%s is a checked radio button: check another one of its group instead", el).With("element", out.Element)
+		return output.Errorf("not-interactable", "%s is a checked %s: check another one of its group instead", el, r.Kind).With("element", out.Element)
 	case "disabled":
 		return output.Errorf("not-interactable", "%s is disabled", el).With("element", out.Element)
 	}

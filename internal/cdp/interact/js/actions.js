@@ -425,37 +425,54 @@ function selectOptions(el, values, byLabel) {
   return { changed: changed, selected: Array.from(t.selectedOptions).map(o => ({ value: o.value, label: norm(o.label || o.text) })) };
 }
 
-// checkState: the checked state of a checkbox, radio, switch or ARIA widget.
+// The ARIA roles whose state check/uncheck sets: aria-checked, or
+// aria-selected for options and tree items.
+const CHECKED_ROLES = new Set(['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio']);
+const SELECTED_ROLES = new Set(['option', 'treeitem']);
+
 function checkTarget(el) {
-  if (el.localName === 'label' && el.control) return el.control;
-  return el;
+  return controlOf(el);
 }
 
+// checkedState: the checked (or selected) state of a checkbox, radio,
+// switch, option, tree item or toggle button; null for anything else.
 function checkedState(t) {
   if (t.localName === 'input' && (inputType(t) === 'checkbox' || inputType(t) === 'radio')) return { kind: inputType(t), checked: t.checked };
-  const ac = t.getAttribute('aria-checked') != null ? t.getAttribute('aria-checked') : t.getAttribute('aria-pressed');
+  if (t.localName === 'option') return { kind: 'option', checked: t.selected, single: !(t.parentNode && t.closest('select') && t.closest('select').multiple) };
   const r = roleOf(t);
-  if (ac != null || r === 'checkbox' || r === 'switch' || r === 'radio' || r === 'menuitemcheckbox' || r === 'menuitemradio') {
-    return { kind: r || 'aria', checked: ac === 'mixed' ? 'mixed' : ac === 'true' };
-  }
+  const ac = t.getAttribute('aria-checked');
+  if (CHECKED_ROLES.has(r) || (SELECTED_ROLES.has(r) && ac != null)) return { kind: r, checked: ac === 'mixed' ? 'mixed' : ac === 'true' };
+  if (SELECTED_ROLES.has(r)) return { kind: r, checked: t.getAttribute('aria-selected') === 'true' };
+  const ap = t.getAttribute('aria-pressed');
+  if (ap != null) return { kind: 'toggle button', checked: ap === 'mixed' ? 'mixed' : ap === 'true' };
   return null;
 }
 
-function setChecked(el, want) {
+// setChecked makes el's state want: a click (the page's own handler does
+// the change), then up to 500 ms for a page that renders it later.
+async function setChecked(el, want) {
   const t = checkTarget(el);
   const s = checkedState(t);
-  if (!s) return { error: 'not-checkable', tag: t.localName, role: roleOf(t) };
+  if (!s) return { error: 'not-checkable', tag: t.localName, role: roleOf(t) || 'generic' };
   if (s.checked === want) return { checked: s.checked, changed: false, kind: s.kind };
-  if (!want && (s.kind === 'radio')) return { error: 'radio-uncheck' };
+  if (!want && (s.kind === 'radio' || s.kind === 'menuitemradio' || (s.kind === 'option' && s.single))) return { error: 'radio-uncheck', kind: s.kind };
   if (isDisabled(t)) return { error: 'disabled' };
-  if (t.localName === 'input') {
-    t.click();
+  if (t.localName === 'option') {
+    const sel = t.closest('select');
+    if (sel && isDisabled(sel)) return { error: 'disabled' };
+    t.selected = want;
+    if (sel) { fire(sel, 'input'); fire(sel, 'change'); }
   } else {
     scrollIntoViewIfNeeded(t);
     t.click();
   }
-  const after = checkedState(t);
-  return { checked: after ? after.checked : null, changed: true, kind: s.kind, ok: after && after.checked === want };
+  const w = winOf(t);
+  let after = checkedState(t);
+  for (let i = 0; i < 30 && !(after && after.checked === want); i++) {
+    await new Promise(r => w.setTimeout(r, 16));
+    after = checkedState(t);
+  }
+  return { checked: after ? after.checked : null, changed: true, kind: s.kind, ok: !!after && after.checked === want };
 }
 
 // scrollState: where a scroll container (or the page) stands.
@@ -476,7 +493,8 @@ function scrollState(sc) {
 
 function doScroll(el, opts) {
   if (el && opts.dx == null && opts.dy == null && !opts.to) {
-    el.scrollIntoView({ block: opts.block || 'center', inline: 'nearest', behavior: 'instant' });
+    if (!visible(el)) return { error: 'not-visible' };
+    scrollTarget(el).scrollIntoView({ block: opts.block || 'center', inline: 'nearest', behavior: 'instant' });
     const s = scrollState(TOP_DOC.scrollingElement || TOP_DOC.documentElement);
     return { page: s };
   }
