@@ -10,7 +10,6 @@ import (
 	"github.com/dtb-cli/dtb/internal/output"
 )
 
-
 func TestCodeNamedKeys(t *testing.T) {
 	p, tab, ctx := open(t, "app.html")
 	kr := Locator{Label: "Key recorder", Nth: NoNth}
