@@ -324,3 +324,72 @@ func TestCheckARIARoles(t *testing.T) {
 		t.Fatalf("check a button: %v", err)
 	}
 }
+
+func TestClickInTransformedFrames(t *testing.T) {
+	session(t)
+	p, tab, ctx := open(t, "tframes.html?other="+otherURL)
+	for _, f := range []string{"scaledf", "rotatedf", "nestf", "nest-inner", "oopf", "oop-inner"} {
+		if _, err := p.Wait(ctx, WaitOptions{Loc: &Locator{CSS: "button", Frame: f, Nth: 7}}); err != nil {
+			t.Fatalf("frame %s did not load: %v", f, err)
+		}
+	}
+	// The same-origin frames' records, read from the top document.
+	record := func(path string) string {
+		return eval(t, tab, "document."+path+".contentWindow.events.join('|')")
+	}
+	sameOrigin := map[string]string{
+		"scaled":     "getElementById('scaled')",
+		"rotated":    "getElementById('rotated')",
+		"nest":       "getElementById('nest')",
+		"nest-inner": "getElementById('nest').contentDocument.getElementById('inner')",
+	}
+	for _, n := range []string{"scaled", "rotated", "nest", "nest-inner", "oop", "oop-inner"} {
+		for _, i := range []string{"5", "2"} {
+			name := n + " " + i
+			r, err := p.Click(ctx, Locator{Role: "button", Name: name, Exact: true, Nth: NoNth}, ClickOptions{Settle: quick})
+			if err != nil {
+				t.Fatalf("click %s: %v", name, err)
+			}
+			// The reported box holds the click point.
+			pt, b := r.Facts["point"].([]int), r.Element.Box
+			if pt[0] < b[0] || pt[0] > b[0]+b[2] || pt[1] < b[1] || pt[1] > b[1]+b[3] {
+				t.Fatalf("click %s: point %v outside the reported box %v", name, pt, b)
+			}
+			if path, ok := sameOrigin[n]; ok {
+				got := record(path)
+				if !strings.HasSuffix(got, name) || strings.Contains(got, "miss") {
+					t.Fatalf("click %s at %v: the frame recorded %s", name, r.Facts["point"], got)
+				}
+				continue
+			}
+			// The cross-site frames mark the button they got the click on.
+			frame := "oopf"
+			if n == "oop-inner" {
+				frame = "oop-inner"
+			}
+			short, cancel := context.WithTimeout(ctx, 2*time.Second)
+			_, err = p.Wait(short, WaitOptions{Loc: &Locator{CSS: "button[data-clicked]", Frame: frame, Nth: NoNth}})
+			cancel()
+			if err != nil {
+				t.Fatalf("click %s at %v did not land: %v", name, r.Facts["point"], err)
+			}
+			clearMark(t, p, ctx, frame)
+		}
+	}
+}
+
+// clearMark removes the click marks of a frame's buttons.
+func clearMark(t *testing.T, p *Page, ctx context.Context, frame string) {
+	t.Helper()
+	f, err := p.frameNamed(ctx, frame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := map[string]any{"expression": "for (const b of document.querySelectorAll('[data-clicked]')) delete b.dataset.clicked"}
+	if f.ctxID != 0 {
+		params["contextId"] = f.ctxID
+	}
+	if err := f.sess.Call(ctx, "Runtime.evaluate", params, nil); err != nil {
+		t.Fatal(err)
+	}
+}

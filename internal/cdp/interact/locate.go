@@ -481,7 +481,10 @@ func (p *Page) finish(ctx context.Context, ac *acted, a action) (*outcome, *foun
 	}
 	o := &outcome{Element: el, frame: ac.f, local: ac.local, obj: ac.obj, act: ac.act, url: ac.url, token: ac.token}
 	if a["kind"] == "point" && r.X != nil && r.Y != nil && ac.f.parent != nil {
-		pts, err := p.toTop(ctx, ac.f, *r.X, *r.Y)
+		if err := p.boxAtTop(ctx, ac.f, el); err != nil {
+			return nil, nil, err
+		}
+		pts, err := p.toTop(ctx, ac.f, *r.X, *r.Y, nil)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -38,8 +38,9 @@ type pointAt struct {
 }
 
 // toTop maps a point of f's viewport to the tab's viewport. It returns the
-// point in each local root it passes, from f's up to the tab's (last).
-func (p *Page) toTop(ctx context.Context, f *frame, x, y float64) ([]pointAt, error) {
+// point in each local root it passes, from f's up to the tab's (last); more
+// points (a box's corners) are mapped to the tab's viewport in place.
+func (p *Page) toTop(ctx context.Context, f *frame, x, y float64, more [][2]float64) ([]pointAt, error) {
 	var pts []pointAt
 	if localRoot(f) == f {
 		pts = append(pts, pointAt{f, x, y})
@@ -58,6 +59,9 @@ func (p *Page) toTop(ctx context.Context, f *frame, x, y float64) ([]pointAt, er
 			return nil, &blockedErr{err: output.Errorf("not-visible", "the frame of the element is not visible")}
 		}
 		x, y = throughQuad(q.Quads[0], g.local, x, y)
+		for i, m := range more {
+			more[i][0], more[i][1] = throughQuad(q.Quads[0], g.local, m[0], m[1])
+		}
 		g = localRoot(g.parent)
 		pts = append(pts, pointAt{g, x, y})
 	}
@@ -144,4 +148,22 @@ func (p *Page) describeNode(ctx context.Context, root *frame, backendID int64) *
 		return nil
 	}
 	return p.element(r.Value, &frame{})
+}
+
+// boxAtTop maps el's box, measured in frame f's viewport, to the bounding
+// box of its corners in the tab's viewport.
+func (p *Page) boxAtTop(ctx context.Context, f *frame, el *Element) error {
+	ox, oy := f.offset()
+	x0, y0 := float64(el.Box[0])-ox, float64(el.Box[1])-oy
+	x1, y1 := x0+float64(el.Box[2]), y0+float64(el.Box[3])
+	c := [][2]float64{{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}}
+	if _, err := p.toTop(ctx, f, x0, y0, c); err != nil {
+		return err
+	}
+	minX, minY, maxX, maxY := c[0][0], c[0][1], c[0][0], c[0][1]
+	for _, m := range c[1:] {
+		minX, minY, maxX, maxY = math.Min(minX, m[0]), math.Min(minY, m[1]), math.Max(maxX, m[0]), math.Max(maxY, m[1])
+	}
+	el.Box = [4]int{round(minX), round(minY), round(maxX - minX), round(maxY - minY)}
+	return nil
 }
