@@ -75,8 +75,10 @@ function coveringOf(hit) {
 }
 
 // nextFrame resolves after the next animation frame (or 100 ms: a tab in
-// the background gets no frames).
+// the background gets no frames; a hidden document renders nothing, so
+// there is no frame to wait for).
 function nextFrame(w) {
+  if (w.document.visibilityState === 'hidden') return Promise.resolve();
   return new Promise(function (resolve) {
     let done = false;
     const fin = function () { if (!done) { done = true; resolve(); } };
