@@ -92,7 +92,8 @@ function sameRect(a, b) {
 }
 
 // stable waits until el has the same box over two animation frames (at most
-// 10 frames); false when it is still moving.
+// 10 frames); false when it is still moving. The first frame is skipped: a
+// transition that just began shows its start box there too.
 async function stable(el) {
   const w = winOf(el);
   await nextFrame(w);
