@@ -145,7 +145,29 @@ func TestDisplayContents(t *testing.T) {
 			t.Fatalf("box of a display: contents element: %v", r.Element.Box)
 		}
 	}
+	// inspect lists it, and its ref clicks it.
+	ins, err := p.Inspect(ctx, InspectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := ""
+	for _, it := range ins.Items {
+		if it.Name == "Contents button" {
+			ref = it.Ref
+		}
+	}
+	if ref == "" {
+		t.Fatalf("inspect lacks the display: contents button: %v", ins.Lines(false))
+	}
+	st := &cdp.State{}
+	StoreRefs(st, tab.ID, ins.Refs)
+	p.Refs = LoadRefs(st)
+	clearEvents(t, tab)
+	if _, err := p.Click(ctx, Locator{Ref: ref, Nth: NoNth}, ClickOptions{Settle: quick}); err != nil || strings.Join(events(t, tab), " ") != "contents" {
+		t.Fatalf("click %s: %v %v", ref, err, events(t, tab))
+	}
 	// Scrolling to a hidden element fails; nothing scrolled.
+	eval(t, tab, "scrollTo(0, 0), 1")
 	short, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if _, err := p.Scroll(short, css("#ghost"), ScrollOptions{Settle: quick}); reason(err) != "not-visible" || output.ExitCodeFor("not-visible") != 1 {
