@@ -272,6 +272,11 @@ func TestTypeReadsTheFieldBack(t *testing.T) {
 	if reason(err) != "not-typed" || output.AsError(err).Details["value"] != "abc" {
 		t.Fatalf("maxlength: %v", err)
 	}
+	// A password's value is never shown, not even in the failure.
+	_, err = p.Type(ctx, css("#pin"), "123456", TypeOptions{Settle: quick})
+	if reason(err) != "not-typed" || output.AsError(err).Details["value"] != nil || strings.Contains(err.Error(), "1234") || output.AsError(err).Details["length"] != 4 {
+		t.Fatalf("password: %v %+v", err, output.AsError(err).Details)
+	}
 	// A page that throws the input away.
 	if _, err := p.Type(ctx, css("#stubborn"), "hello", TypeOptions{Keys: true, Settle: quick}); reason(err) != "not-typed" {
 		t.Fatalf("stubborn field: %v", err)
