@@ -199,6 +199,9 @@ func TestTypeRefusesNonTextFields(t *testing.T) {
 	if got := events(t, tab); len(got) != 0 {
 		t.Fatalf("refused fields got events: %v", got)
 	}
+	if a := eval(t, tab, "document.activeElement.id"); a == "btn" || a == "ro" {
+		t.Fatalf("a refused field took the focus: %s", a)
+	}
 	// Number inputs take numbers only.
 	if _, err := p.Type(ctx, css("#num"), "abc", TypeOptions{Settle: quick}); reason(err) != "not-editable" {
 		t.Fatalf("letters into a number: %v", err)

@@ -242,6 +242,11 @@ function setByValue(t, text) {
 // without clear the caret goes to the end so that the text is appended.
 function focusTarget(el, act) {
   let t = controlOf(el);
+  if (act.typing && (t.localName === 'input' || t.localName === 'textarea')) {
+    // Refused before even the focus moves.
+    const refusal = typeRefusal(t, act.text || '', act.clear, act.keys);
+    if (refusal) return refusal;
+  }
   const had = deepActive(t.ownerDocument);
   const wasFocused = had === t || ccontains(t, had);
   scrollIntoViewIfNeeded(t);
