@@ -102,6 +102,17 @@ func TestClickInsideTheSameInteractiveAncestor(t *testing.T) {
 	if got := events(t, tab); strings.Join(got, " ") != "link" {
 		t.Fatalf("the page recorded %v", got)
 	}
+	// A button that takes no pointer events itself is not clicked through.
+	if _, err := p.Click(ctx, css("#nope-pe"), ClickOptions{Settle: quick}); reason(err) != "not-interactable" || !strings.Contains(err.Error(), "pointer-events") {
+		t.Fatalf("pointer-events: none button: %v", err)
+	}
+	// A page that overwrites window.innerWidth and window.Event does not
+	// break clicks and select.
+	eval(t, tab, "Object.defineProperty(window, 'innerWidth', {value: 0}), window.Event = null, 1")
+	clearEvents(t, tab)
+	if _, err := p.Click(ctx, css("#pelink"), ClickOptions{Settle: quick}); err != nil || strings.Join(events(t, tab), " ") != "link" {
+		t.Fatalf("corrupted window: %v %v", err, events(t, tab))
+	}
 }
 
 func TestCoverStableFailsFastMovingIsWaited(t *testing.T) {
@@ -310,6 +321,11 @@ func TestSelectWaitsForLateOptions(t *testing.T) {
 	}
 	if got := events(t, tab); !contains(got, "change:late:z") {
 		t.Fatalf("the page recorded %v", got)
+	}
+	// A page that replaced window.Event still gets its change event.
+	eval(t, tab, "window.Event = null, window.InputEvent = null, 1")
+	if _, err := p.Select(ctx, css("#late"), []string{"a"}, false, quick); err != nil || !contains(events(t, tab), "change:late:a") {
+		t.Fatalf("select with window.Event replaced: %v %v", err, events(t, tab))
 	}
 	short, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
 	defer cancel()

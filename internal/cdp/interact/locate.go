@@ -472,6 +472,8 @@ func (p *Page) finish(ctx context.Context, ac *acted, a action) (*outcome, *foun
 		return nil, nil, &blockedErr{err: output.Errorf("not-stable", "%s is still moving (animated); it must keep the same box over two animation frames", describeEl(el)).With("element", el), patience: untilDeadline}
 	case "disabled":
 		return nil, nil, &blockedErr{err: output.Errorf("not-interactable", "%s is disabled", describeEl(el)).With("element", el)}
+	case "no-pointer-events":
+		return nil, nil, &blockedErr{err: output.Errorf("not-interactable", "%s takes no pointer events (pointer-events: none): a click would reach its container", describeEl(el)).With("element", el)}
 	case "not-visible":
 		return nil, nil, &blockedErr{err: output.Errorf("not-visible", "%s is not visible (no box in the viewport)", describeEl(el)).With("element", el)}
 	case "no-option":

@@ -13,10 +13,19 @@ function scrollTarget(el) {
   return el;
 }
 
-function scrollIntoViewIfNeeded(el) {
+// viewportSize: the size of el's viewport (the layout viewport; a page that
+// overwrites window.innerWidth does not change it).
+function viewportSize(el) {
   const w = winOf(el);
+  const de = el.ownerDocument.documentElement;
+  const num = function (v) { return typeof v === 'number' && v > 0 ? v : 0; };
+  return { w: Math.max(num(w.innerWidth), de ? de.clientWidth : 0), h: Math.max(num(w.innerHeight), de ? de.clientHeight : 0) };
+}
+
+function scrollIntoViewIfNeeded(el) {
   const r = rectOf(el);
-  const inView = r.top >= 0 && r.left >= 0 && r.bottom <= w.innerHeight && r.right <= w.innerWidth;
+  const v = viewportSize(el);
+  const inView = r.top >= 0 && r.left >= 0 && r.bottom <= v.h && r.right <= v.w;
   if (inView && r.width > 0 && r.height > 0) return false;
   scrollTarget(el).scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
   return true;
@@ -25,9 +34,9 @@ function scrollIntoViewIfNeeded(el) {
 // visibleCenter: the centre of the part of the element's first box that lies in
 // its viewport (coordinates of the element's own viewport).
 function visibleCenter(el) {
-  const w = winOf(el);
-  const vw = w.innerWidth;
-  const vh = w.innerHeight;
+  const v = viewportSize(el);
+  const vw = v.w;
+  const vh = v.h;
   for (const r of clientRects(el)) {
     const x0 = Math.max(r.left, 0);
     const y0 = Math.max(r.top, 0);
@@ -139,6 +148,8 @@ async function pointFor(el, force) {
   const doc = el.ownerDocument;
   let hit = deepHit(doc, c.x, c.y);
   if (hitsTarget(el, hit)) return { x: c.x, y: c.y };
+  // The click goes through el to its container: el takes no pointer events.
+  if (hit && ccontains(hit, el) && winOf(el).getComputedStyle(el).pointerEvents === 'none') return { error: 'no-pointer-events' };
   const firstHit = hit;
   for (const block of SCROLL_ALTERNATIVES) {
     scrollTarget(el).scrollIntoView({ block: block, inline: block, behavior: 'instant' });
@@ -332,8 +343,14 @@ function setNativeValue(el, v) {
 function fire(el, type, init) {
   const w = winOf(el);
   let ev;
-  if (type === 'input' || type === 'beforeinput') ev = new w.InputEvent(type, Object.assign({ bubbles: true, composed: true }, init || {}));
-  else ev = new w.Event(type, { bubbles: true, composed: type !== 'change' });
+  try {
+    if (type === 'input' || type === 'beforeinput') ev = new w.InputEvent(type, Object.assign({ bubbles: true, composed: true }, init || {}));
+    else ev = new w.Event(type, { bubbles: true, composed: type !== 'change' });
+  } catch (e) {
+    // The page replaced the event classes (window.Event = null).
+    ev = el.ownerDocument.createEvent('Event');
+    ev.initEvent(type, true, false);
+  }
   return el.dispatchEvent(ev);
 }
 
