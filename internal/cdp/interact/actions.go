@@ -266,7 +266,7 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 		} else if field.Subtype == "node" {
 			want := text
 			if f.ByValue {
-				want = strings.TrimSpace(text)
+				want = f.Want
 			} else if !o.Clear && f.Before != nil {
 				want = *f.Before + text + f.After
 			}
@@ -308,6 +308,7 @@ type focusRes struct {
 	Before  *string `json:"before"`
 	After   string  `json:"after"`
 	Loose   bool    `json:"loose"`
+	Want    string  `json:"want"` // the value set, for inputs set by value
 	Field   bool    `json:"field"`
 	CE      bool    `json:"ce"`
 	ByValue bool    `json:"byValue"`

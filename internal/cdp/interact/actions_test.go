@@ -233,6 +233,8 @@ func TestTypeSetsDateLikeInputsByValue(t *testing.T) {
 	for _, c := range []struct{ id, text, want string }{
 		{"date", "2020-03-02", "2020-03-02"},
 		{"time", "13:45", "13:45"},
+		{"time", "07:05:30", "07:05:30"},
+		{"dtl", "2020-03-02 10:30", "2020-03-02T10:30"},
 		{"dtl", "2020-03-02T10:30", "2020-03-02T10:30"},
 		{"month", "2021-11", "2021-11"},
 		{"week", "2021-W07", "2021-W07"},

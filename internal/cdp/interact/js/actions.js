@@ -240,9 +240,21 @@ function fieldValue(t) {
 // change events, as a picker does.
 function setByValue(t, text) {
   t.focus({ preventScroll: true });
-  setNativeValue(t, text.trim());
+  const v = byValueText(t, text);
+  setNativeValue(t, v);
   fire(t, 'input');
   fire(t, 'change');
+  return v;
+}
+
+// byValueText: text in the form the input keeps (a T between date and time,
+// a lower-case colour).
+function byValueText(t, text) {
+  const ty = inputType(t);
+  let v = text.trim();
+  if (ty === 'datetime-local') v = v.replace(' ', 'T');
+  if (ty === 'color') v = v.toLowerCase();
+  return v;
 }
 
 // focusTarget: focus el (or, for a label, its control). For type
@@ -271,7 +283,7 @@ function focusTarget(el, act) {
   if (refusal) return refusal;
   const out = { focused: true, before: fieldValue(t), after: '', field: fieldValue(t) !== null, ce: !!t.isContentEditable && t.localName !== 'input' && t.localName !== 'textarea' };
   if (t.localName === 'input' && VALUE_FORMATS[inputType(t)] && !act.keys) {
-    setByValue(t, text);
+    out.want = setByValue(t, text);
     out.byValue = true;
     return out;
   }
@@ -397,8 +409,7 @@ function domType(el, text, clear) {
   if (refusal) return refusal;
   t.focus({ preventScroll: true });
   if (t.localName === 'input' && VALUE_FORMATS[inputType(t)]) {
-    setByValue(t, text);
-    return readBack(t, text.trim(), false);
+    return readBack(t, setByValue(t, text), false);
   }
   if (t.localName === 'input' || t.localName === 'textarea') {
     const v = clear ? text : (t.value || '') + text;
