@@ -22,13 +22,18 @@ func init() {
 			Usage:    usage,
 			UsageText: `dtb ` + name + ` [SELECTOR|@eN] [locator flags]
 
-Works on native checkboxes and radio buttons (hidden ones too, or through their
-label) and on ARIA widgets (role=checkbox, switch, radio with aria-checked). Does
-nothing when the state already is the wanted one; prints {checked, changed}.
+Works on native checkboxes, radio buttons and options (hidden ones too, or through
+their label) and on every ARIA role with a checked or selected state: checkbox,
+radio, switch, menuitemcheckbox, menuitemradio (aria-checked), option and treeitem
+(aria-selected), and toggle buttons (aria-pressed). It clicks the element and
+waits briefly for the page to show the new state. Does nothing when the state
+already is the wanted one; prints {checked, changed}. Another role fails
+not-checkable naming it.
 
 Examples:
   dtb ` + name + ` --label 'Remember me'
-  dtb ` + name + ` --role switch --name 'Dark mode'`,
+  dtb ` + name + ` --role switch --name 'Dark mode'
+  dtb ` + name + ` --role treeitem --name src`,
 			Flags: interactFlags(),
 			Action: action(func(c *cli.Context, inv *invocation) (any, error) {
 				if c.NArg() > 1 {

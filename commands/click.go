@@ -17,9 +17,15 @@ func init() {
 		Usage:    "click an element with a real mouse event at its visible centre",
 		UsageText: `dtb click [SELECTOR|@eN] [locator flags] [--button B] [--count 2] [--modifiers M] [--force] [--input-mode dom]
 
-Scrolls the element into view, checks that nothing covers its centre (a consent
-banner or a modal fails "covered", exit 1, naming it; --force clicks anyway), then
-sends mouse events through the DevTools protocol. --input-mode dom dispatches
+Scrolls the element into view, waits until its box stays the same over two
+animation frames, and checks that nothing covers its centre: a hit on the element,
+its descendant or an element inside the same link or button counts; under a sticky
+header it tries the element at the centre, end and start of the viewport. A cover
+that stands still (a consent banner, a modal) fails "covered" within about 0.5 s,
+exit 1, naming it; a cover that still moves or fades is waited for until --timeout;
+--force clicks anyway. In frames (scaled, rotated, nested) the point is mapped
+into the tab's viewport and hit-tested from the top. Then it sends mouse events
+through the DevTools protocol. --input-mode dom dispatches
 synthetic DOM events instead. Prints the element (role, name, tag, box, frame) and
 what happened after: navigation started/committed, the URL, and how long the DOM
 took to go quiet.

@@ -180,6 +180,11 @@ var reasonMeaning = map[string]string{
 	"not-interactable":                 "the element cannot be clicked or typed into (hidden, disabled, zero-sized)",
 	"upload-failed":                    "the browser refused the files for an upload",
 	"result-too-large":                 "the result (or the page's answer to eval) is over the output ceiling, --max-bytes / DTB_MAX_BYTES (16 MiB by default); bytes and maxBytes say by how much",
+	"not-visible":                      "the element has no visible box (display: none, zero size, outside every viewport), so it cannot be clicked or scrolled to",
+	"not-stable":                       "the element kept moving (animated) until --timeout; a click needs the same box over two animation frames",
+	"not-editable":                     "the element cannot take this text: a button, checkbox, radio or file input, a read-only field, non-numeric text for a number input, a value in the wrong format for a date, time, colour or range input",
+	"not-typed":                        "after typing, the field does not hold the text asked for (`value` says what it holds; never for passwords)",
+	"not-checkable":                    "check/uncheck on an element whose role carries no checked or selected state (`role` names it)",
 	// 2
 	"usage":          "bad command line: unknown command or flag, bad flag value, invalid jq program",
 	"bad-input":      "a command's input is not valid: not JSON, not key=value, unknown field, missing required field, wrong type, not in the enum (`field` names it)",

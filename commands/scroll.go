@@ -17,7 +17,8 @@ func init() {
 		Usage:    "scroll to an element, by --dx/--dy, or --to top|bottom; prints the final position",
 		UsageText: `dtb scroll [SELECTOR|@eN] [locator flags] [--dx PX] [--dy PX] [--to top|bottom|left|right]
 
-With only a locator, scrolls the element into view (centred). With --dx/--dy or --to,
+With only a locator, scrolls the element into view (centred); an element that is
+not visible (display: none, no size) fails not-visible (exit 1). With --dx/--dy or --to,
 scrolls the page, or the located element as a scroll container. Prints the page's
 (or container's) position: {x, y, maxX, maxY, atTop, atBottom}.
 

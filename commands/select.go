@@ -18,7 +18,9 @@ func init() {
 		UsageText: `dtb select [@eN] VALUE… [locator flags] [--by-label]
 
 Sets the selection of a native <select> (hidden ones too) and dispatches input and
-change. Several values for a multiple select. The element is given with the locator
+change. Several values for a multiple select. An option that is not there yet
+(loaded late) is waited for until --timeout, then fails no-match listing the
+options. The element is given with the locator
 flags or a leading @eN; a CSS selector goes in --css.
 
 Examples:

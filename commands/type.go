@@ -18,16 +18,26 @@ func init() {
 		UsageText: `dtb type [SELECTOR|@eN] TEXT [locator flags] [--clear] [--keys] [--submit] [--input-mode dom]
 
 Focuses the element (without a locator: the focused one) and inserts TEXT with
-Input.insertText, which works on pages that ignore synthetic events. --keys sends a
-real key event per character instead; --clear replaces the current content;
---submit presses Enter afterwards. --input-mode dom sets the value with synthetic
-input/change events. The output never echoes TEXT (only its length) and never
-shows a password field's value.
+Input.insertText, which works on pages that ignore synthetic events, appending to
+what the field holds. --keys sends a real key event per character instead; --clear
+replaces the current content; --submit presses Enter afterwards. --input-mode dom
+sets the value with synthetic input/change events.
+
+Elements that take no text are refused before anything changes (not-editable,
+exit 1): buttons, checkboxes, radios, file inputs, read-only fields, non-numeric
+text for a number input. Date, time, datetime-local, month, week, color and range
+inputs are set by value (TEXT in the input's format, e.g. 2020-03-02, 13:45,
+#12abef), with input and change events. Afterwards the field is read back: when
+it does not hold the text (maxlength, a page that rejects it) the command fails
+not-typed (exit 1) with what it holds; a page that only reformats it (a phone
+mask, upper case) is reported as "formatted". The output never echoes TEXT (only
+its length) and never shows a password field's value.
 
 Examples:
   dtb type --label Email ada@example.com
   dtb type '#q' 'walnut lamp' --submit
-  dtb type @e7 'new name' --clear`,
+  dtb type @e7 'new name' --clear
+  dtb type --label Birthday 2020-03-02`,
 		Flags: interactFlags(
 			&cli.BoolFlag{Name: "clear", Usage: "replace the element's current content"},
 			&cli.BoolFlag{Name: "keys", Usage: "send a real key event per character instead of inserting the text"},
@@ -57,12 +67,16 @@ Examples:
 
 Sends real key events (key, code, keyCode, modifiers, text for printable keys) to
 the focused element, or to the located element after focusing it. Modifiers:
-Control (Ctrl), Shift, Alt (Option), Meta (Cmd), joined with +.
+Control (Ctrl), Shift, Alt (Option), Meta (Cmd), joined with +. KeyboardEvent.code
+names work too: KeyA, Digit3, Numpad0…Numpad9, NumpadEnter, NumpadAdd, ControlLeft,
+ShiftRight, Minus …
 
 Examples:
   dtb press Enter
   dtb press Control+a
-  dtb press --label Search ArrowDown`,
+  dtb press --label Search ArrowDown
+  dtb press NumpadEnter
+  dtb press ShiftRight+KeyA`,
 		Flags: interactFlags(),
 		Action: action(func(c *cli.Context, inv *invocation) (any, error) {
 			loc, key, err := optionalElementAnd(c, "KEY")

@@ -41,6 +41,11 @@ var reasonExit = map[string]int{
 	"not-interactable":                 ExitFailed,
 	"upload-failed":                    ExitFailed,
 	"result-too-large":                 ExitFailed,
+	"not-visible":                      ExitFailed,
+	"not-stable":                       ExitFailed,
+	"not-editable":                     ExitFailed,
+	"not-typed":                        ExitFailed,
+	"not-checkable":                    ExitFailed,
 	// 2: usage
 	"usage":          ExitUsage,
 	"bad-input":      ExitUsage,

@@ -230,10 +230,13 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 			return nil, err
 		}
 		res.Element = out.Element
+		if err := checkTyped(out.Element, out.act, res); err != nil {
+			return nil, err
+		}
 	} else {
 		var out *outcome
 		var err error
-		a := action{"kind": "focus", "clear": o.Clear}
+		a := action{"kind": "focus", "clear": o.Clear, "typing": true, "text": text, "keys": o.Keys}
 		if loc.Empty() {
 			out, err = p.onFocused(ctx, a)
 		} else {
@@ -242,33 +245,44 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 		if err != nil {
 			return nil, err
 		}
-		var f struct {
-			Focused  bool `json:"focused"`
-			HadText  bool `json:"hadText"`
-			Editable bool `json:"editable"`
-		}
+		var f focusRes
 		json.Unmarshal(out.act, &f)
 		res.Element = out.Element
+		if f.Error == "not-editable" {
+			return nil, notEditable(out.Element, f.Why, f.Format)
+		}
 		if !f.Focused {
 			return nil, output.Errorf("not-interactable", "%s did not take the focus", describeEl(out.Element)).With("element", out.Element)
+		}
+		// The element that took the focus is the one typed into and read back.
+		field, err := p.call(ctx, out.frame, "", map[string]any{"op": "activeElement"}, byObject)
+		if err != nil {
+			return nil, err
 		}
 		if err := w.ready(ctx); err != nil {
 			return nil, err
 		}
-		if o.Clear && f.HadText && text == "" {
-			if err := p.press(ctx, Chord{Key: keyEvent("Backspace")}); err != nil {
+		if !f.ByValue {
+			if err := p.insert(ctx, text, o, f); err != nil {
 				return nil, err
 			}
 		}
-		if text != "" {
-			if o.Keys {
-				err = p.typeKeys(ctx, text)
-			} else {
-				err = wrapCDP(ctx, p.tab.Call(ctx, "Input.insertText", map[string]any{"text": text}, nil))
+		if !f.Field {
+			// A widget that takes key events but holds no text (--keys).
+			res.set("verified", false)
+		} else if field.Subtype == "node" {
+			want := text
+			if f.ByValue {
+				want = f.Want
+			} else if !o.Clear && f.Before != nil {
+				want = *f.Before + text + f.After
 			}
-			if err != nil {
+			if err := p.readBack(ctx, out, field.ObjectID, want, f.CE, f.Loose, res); err != nil {
 				return nil, err
 			}
+		}
+		if f.ByValue {
+			res.set("byValue", true)
 		}
 	}
 	res.set("chars", len([]rune(text)))
@@ -290,6 +304,96 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 		res.Element.States = map[string]any{"value": v}
 	}
 	return res, nil
+}
+
+// focusRes is the library's answer to a focus for typing.
+type focusRes struct {
+	Focused bool    `json:"focused"`
+	Error   string  `json:"error"`
+	Why     string  `json:"why"`
+	Format  string  `json:"format"`
+	Before  *string `json:"before"`
+	After   string  `json:"after"`
+	Loose   bool    `json:"loose"`
+	Want    string  `json:"want"` // the value set, for inputs set by value
+	Field   bool    `json:"field"`
+	CE      bool    `json:"ce"`
+	ByValue bool    `json:"byValue"`
+	HadText bool    `json:"hadText"`
+	NeedEnd bool    `json:"needEnd"`
+}
+
+func notEditable(el *Element, why, format string) error {
+	e := output.Errorf("not-editable", "cannot type into %s: %s", describeEl(el), why).With("element", el)
+	if format != "" {
+		e.With("format", format)
+	}
+	return e
+}
+
+// insert types text into the focused field: Backspace to clear a selected
+// content with no text to replace it, End to append where the caret cannot
+// be set, then Input.insertText or a key event per character.
+func (p *Page) insert(ctx context.Context, text string, o TypeOptions, f focusRes) error {
+	if o.Clear && f.HadText && text == "" {
+		if err := p.press(ctx, Chord{Key: keyEvent("Backspace")}); err != nil {
+			return err
+		}
+	}
+	if text == "" {
+		return nil
+	}
+	if f.NeedEnd && !o.Clear {
+		if err := p.press(ctx, Chord{Key: keyEvent("End")}); err != nil {
+			return err
+		}
+	}
+	if o.Keys {
+		return p.typeKeys(ctx, text)
+	}
+	return wrapCDP(ctx, p.tab.Call(ctx, "Input.insertText", map[string]any{"text": text}, nil))
+}
+
+// readBack checks that the field (objectId obj) holds want; else not-typed
+// with what it holds (never a password's value).
+func (p *Page) readBack(ctx context.Context, out *outcome, obj, want string, ce, loose bool, res *Result) error {
+	var r struct {
+		Act json.RawMessage `json:"act"`
+	}
+	if err := p.callValue(ctx, out.frame, obj, map[string]any{"op": "ref", "need": needAny, "act": map[string]any{"kind": "readback", "want": want, "ce": ce, "loose": loose}}, &r); err != nil {
+		if isGone(err) {
+			return nil // the page navigated away (a search field that submits as you type)
+		}
+		return err
+	}
+	return checkTyped(out.Element, r.Act, res)
+}
+
+// checkTyped maps the library's read-back of a field.
+func checkTyped(el *Element, raw json.RawMessage, res *Result) error {
+	var r struct {
+		OK        bool    `json:"ok"`
+		Formatted bool    `json:"formatted"`
+		Gone      bool    `json:"gone"`
+		Value     *string `json:"value"`
+		Length    int     `json:"length"`
+	}
+	json.Unmarshal(raw, &r)
+	if r.OK {
+		if r.Formatted {
+			res.set("formatted", true)
+		}
+		return nil
+	}
+	if r.Gone {
+		return nil
+	}
+	e := output.Errorf("not-typed", "%s does not hold the text typed", describeEl(el)).With("element", el).With("length", r.Length)
+	if r.Value != nil {
+		e.Message += fmt.Sprintf(": it holds %q", *r.Value)
+		e.With("value", *r.Value)
+	}
+	return e
 }
 
 func keyEvent(name string) KeyEvent {
@@ -377,12 +481,15 @@ func isReason(err error, reason string) bool {
 func actError(out *outcome, what string) error {
 	var r struct {
 		Error   string   `json:"error"`
+		Why     string   `json:"why"`
+		Format  string   `json:"format"`
 		Missing []string `json:"missing"`
 		Options []struct {
 			Value string `json:"value"`
 			Label string `json:"label"`
 		} `json:"options"`
 		Tag   string `json:"tag"`
+		Kind  string `json:"kind"`
 		Role  string `json:"role"`
 		Value string `json:"value"`
 	}
@@ -392,7 +499,7 @@ func actError(out *outcome, what string) error {
 	case "":
 		return nil
 	case "not-editable":
-		return output.Errorf("not-interactable", "cannot %s %s: it is not editable", what, el).With("element", out.Element)
+		return notEditable(out.Element, r.Why, r.Format)
 	case "not-a-select":
 		return output.Errorf("not-interactable", "%s is not a <select> (for a custom dropdown, click it and then the option)", el).With("element", out.Element)
 	case "single-select":
@@ -402,9 +509,9 @@ func actError(out *outcome, what string) error {
 	case "option-disabled":
 		return output.Errorf("not-interactable", "option %q of %s is disabled", r.Value, el).With("element", out.Element)
 	case "not-checkable":
-		return output.Errorf("not-interactable", "%s is not a checkbox, radio or switch", el).With("element", out.Element)
+		return output.Errorf("not-checkable", "%s has role %s, which has no checked or selected state (check works on checkbox, radio, switch, menuitemcheckbox, menuitemradio, option, treeitem and toggle buttons)", el, r.Role).With("element", out.Element).With("role", r.Role)
 	case "radio-uncheck":
-		return output.Errorf("not-interactable", "%s is a checked radio button: check another one of its group instead", el).With("element", out.Element)
+		return output.Errorf("not-interactable", "%s is a checked %s: check another one of its group instead", el, r.Kind).With("element", out.Element)
 	case "disabled":
 		return output.Errorf("not-interactable", "%s is disabled", el).With("element", out.Element)
 	}

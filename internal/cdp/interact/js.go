@@ -10,8 +10,9 @@ import (
 var jsFiles embed.FS
 
 // libJS is the page-side library: the files of js/ joined, in a fixed order,
-// into the body of one function `function (req) { … }`, which Go calls with
-// Runtime.callFunctionOn and req as a JSON argument. Only these constant files
+// into the body of one function `function (req, node) { … }`, which Go calls with
+// Runtime.callFunctionOn and req as a JSON argument (node: an element some
+// ops take as a second argument). Only these constant files
 // make up the code; page and user text travel as arguments.
 // Built on first use: commands that never act on the page skip the work at start-up.
 var libJS = sync.OnceValue(func() string {
@@ -20,7 +21,7 @@ var libJS = sync.OnceValue(func() string {
 
 func buildLib(names ...string) string {
 	var b strings.Builder
-	b.WriteString("function (req) {\n'use strict';\n")
+	b.WriteString("function (req, node) {\n'use strict';\n")
 	for _, n := range names {
 		src, err := jsFiles.ReadFile("js/" + n)
 		if err != nil {

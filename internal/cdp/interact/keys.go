@@ -93,7 +93,31 @@ func init() {
 			shifted[d.shiftKey] = k
 		}
 	}
+	// KeyboardEvent.code names: every key above by its code (KeyA, Digit3,
+	// Minus, ControlLeft …), plus the right-hand modifiers and the numpad.
+	for _, d := range keyDefs {
+		codeDefs[strings.ToLower(d.code)] = d
+	}
+	for _, m := range []string{"Control", "Shift", "Alt", "Meta"} {
+		d := keyDefs[m]
+		d.code, d.location = m+"Right", 2
+		codeDefs[strings.ToLower(d.code)] = d
+	}
+	for i := 0; i <= 9; i++ {
+		d := string(rune('0' + i))
+		codeDefs["numpad"+d] = keyDef{key: d, code: "Numpad" + d, keyCode: 96 + i, text: d, location: 3}
+	}
+	for _, n := range []struct {
+		code, key string
+		kc        int
+	}{{"NumpadAdd", "+", 107}, {"NumpadSubtract", "-", 109}, {"NumpadMultiply", "*", 106}, {"NumpadDivide", "/", 111}, {"NumpadDecimal", ".", 110}, {"NumpadEqual", "=", 187}, {"NumpadComma", ",", 188}} {
+		codeDefs[strings.ToLower(n.code)] = keyDef{key: n.key, code: n.code, keyCode: n.kc, text: n.key, location: 3}
+	}
+	codeDefs["numpadenter"] = keyDef{key: "Enter", code: "NumpadEnter", keyCode: 13, text: "\r", location: 3}
 }
+
+// codeDefs are the keys by lower-cased KeyboardEvent.code (filled by init).
+var codeDefs = map[string]keyDef{}
 
 func itoa(i int) string {
 	if i < 10 {
@@ -123,7 +147,8 @@ type Chord struct {
 }
 
 // ParseKey parses a key or a combination: "Enter", "Tab", "Control+a",
-// "Shift+Tab", "Alt+ArrowDown", "a", "A" (Shift+a), "F5". Modifiers are
+// "Shift+Tab", "Alt+ArrowDown", "a", "A" (Shift+a), "F5", or KeyboardEvent.code
+// names ("KeyA", "Digit3", "Numpad0", "NumpadEnter", "ShiftRight"). Modifiers are
 // Control (Ctrl), Shift, Alt (Option) and Meta (Cmd); "+" alone or at the end
 // is the plus key.
 func ParseKey(s string) (Chord, error) {
@@ -153,7 +178,9 @@ func ParseKey(s string) (Chord, error) {
 		var ok bool
 		shift := false
 		if d, ok = keyDefs[name]; !ok {
-			if base, isShifted := shifted[name]; isShifted {
+			if cd, isCode := codeDefs[strings.ToLower(p)]; isCode && utf8.RuneCountInString(p) > 1 {
+				d, ok = cd, true
+			} else if base, isShifted := shifted[name]; isShifted {
 				d, ok, shift = keyDefs[base], true, true
 			} else if utf8.RuneCountInString(name) == 1 {
 				// Any other single character: typed as text.
@@ -161,7 +188,7 @@ func ParseKey(s string) (Chord, error) {
 			}
 		}
 		if !ok {
-			return Chord{}, output.Usage("unknown key %q in %q (keys: Enter, Tab, Escape, Backspace, Delete, ArrowUp…, Home, End, PageUp, PageDown, F1…F12, letters, digits, Control, Shift, Alt, Meta)", p, s)
+			return Chord{}, output.Usage("unknown key %q in %q (keys: Enter, Tab, Escape, Backspace, Delete, ArrowUp…, Home, End, PageUp, PageDown, F1…F12, letters, digits, Control, Shift, Alt, Meta, or a KeyboardEvent.code such as KeyA, Digit3, Numpad0, NumpadEnter, ShiftRight)", p, s)
 		}
 		ev := KeyEvent{Key: d.key, Code: d.code, KeyCode: d.keyCode, Text: d.text, Location: d.location, Modifier: d.isModifier}
 		if i < len(parts)-1 {
@@ -262,7 +289,8 @@ func (p *Page) press(ctx context.Context, c Chord) error {
 		k.Text = ""
 		typ = "rawKeyDown"
 	}
-	down := keyParams(typ, k, mods)
+	// A modifier pressed alone holds its own flag while down, as on a keyboard.
+	down := keyParams(typ, k, mods|k.Modifier)
 	if cmd := editCommand(c); cmd != "" {
 		down["commands"] = []string{cmd}
 	}

@@ -117,6 +117,9 @@ type found struct {
 
 type acted struct {
 	f      *frame
+	obj    string // the element's objectId (refs)
+	loc    Locator
+	nd     need
 	local  int // the match's index in its frame
 	act    json.RawMessage
 	target json.RawMessage
@@ -168,7 +171,7 @@ func (p *Page) search(ctx context.Context, f *frame, loc Locator, nd need, act a
 			if loc.Nth != NoNth {
 				local = loc.Nth
 			}
-			out.acted = &acted{f: f, local: local, act: res.Act, target: res.Target, url: res.URL, token: res.Token}
+			out.acted = &acted{f: f, loc: loc, nd: nd, local: local, act: res.Act, target: res.Target, url: res.URL, token: res.Token}
 		}
 		return out, nil
 	}
@@ -282,8 +285,13 @@ func pollEvery(attempt int) time.Duration {
 }
 
 // actionWait bounds how long an action waits for a found element to become
-// actionable (uncovered, enabled, visible) before failing with the reason.
+// actionable (enabled, visible) before failing with the reason.
 const actionWait = 2 * time.Second
+
+// stableCover is how long a click waits for a cover that does not move (a
+// consent banner) before failing covered; a moving cover, a moving target or
+// a missing option is waited for until the deadline.
+const stableCover = 400 * time.Millisecond
 
 // margin is kept before ctx's deadline to report no-match rather than a bare
 // timeout.
@@ -297,10 +305,8 @@ func (p *Page) act(ctx context.Context, loc Locator, nd need, a action) (*outcom
 	if loc.Ref != "" {
 		return p.actRef(ctx, loc.Ref, nd, a)
 	}
-	deadline, hasDeadline := ctx.Deadline()
-	var firstBlocked time.Time
 	var last *found
-	var lastBlock error
+	var bw blockWait
 	for attempt := 0; ; attempt++ {
 		o, fd, err := p.actOnce(ctx, loc, nd, a)
 		if err != nil && isGone(err) {
@@ -316,11 +322,7 @@ func (p *Page) act(ctx context.Context, loc Locator, nd need, a action) (*outcom
 				return nil, err
 			}
 			// Found but not actionable yet: retry for a while.
-			if firstBlocked.IsZero() {
-				firstBlocked = time.Now()
-			}
-			lastBlock = be.err
-			if time.Since(firstBlocked) > actionWait || (hasDeadline && time.Until(deadline) < margin+pollEvery(attempt)) {
+			if bw.over(ctx, be, attempt) {
 				return nil, be.err
 			}
 		} else if o != nil {
@@ -329,21 +331,56 @@ func (p *Page) act(ctx context.Context, loc Locator, nd need, a action) (*outcom
 			last = fd
 		}
 		wait := pollEvery(attempt)
-		if hasDeadline && time.Until(deadline) < margin+wait {
-			if lastBlock != nil {
-				return nil, lastBlock
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < margin+wait {
+			if bw.last != nil {
+				return nil, bw.last.err
 			}
 			return nil, noMatch(loc, last)
 		}
 		if !sleep(ctx, wait) {
+			if bw.last != nil {
+				return nil, bw.last.err
+			}
 			return nil, noMatch(loc, last)
 		}
 	}
 }
 
+// blockWait tracks how long an action has been blocked for the same reason.
+type blockWait struct {
+	since time.Time
+	last  *blockedErr
+}
+
+// over records a block and says whether to give up: after the block's
+// patience (actionWait when unset; until the deadline when negative), or
+// when the deadline is near.
+func (b *blockWait) over(ctx context.Context, be *blockedErr, attempt int) bool {
+	if b.last == nil || output.AsError(b.last.err).Reason != output.AsError(be.err).Reason {
+		b.since = time.Now()
+	}
+	b.last = be
+	patience := be.patience
+	if patience == 0 {
+		patience = actionWait
+	}
+	if patience > 0 && time.Since(b.since) > patience {
+		return true
+	}
+	deadline, ok := ctx.Deadline()
+	return ok && time.Until(deadline) < margin+pollEvery(attempt)
+}
+
 // blockedErr wraps an action failure that may clear up (covered, disabled,
-// not visible yet).
-type blockedErr struct{ err error }
+// not visible yet), with how long to wait for it (0: actionWait; negative:
+// until the deadline).
+type blockedErr struct {
+	err      error
+	patience time.Duration
+}
+
+// untilDeadline is the patience of blocks that are waited for until --timeout.
+const untilDeadline = -1
 
 func (b *blockedErr) Error() string { return b.err.Error() }
 
@@ -406,17 +443,19 @@ func (p *Page) actIn(ctx context.Context, f *frame, loc Locator, nd need, a acti
 	if len(res.Act) == 0 || string(res.Act) == "null" {
 		return nil, fmt.Errorf("%w: the match moved", errGone)
 	}
-	return &acted{f: f, local: local, act: res.Act, target: res.Target, url: res.URL, token: res.Token}, nil
+	return &acted{f: f, loc: loc, nd: nd, local: local, act: res.Act, target: res.Target, url: res.URL, token: res.Token}, nil
 }
 
 // finish checks the page-side result: errors that may clear up are blocked,
-// points are translated into the tab's viewport and hit-tested through the
-// frame owners.
+// points in frames are mapped into the tab's viewport and hit-tested from the
+// top through the frames.
 func (p *Page) finish(ctx context.Context, ac *acted, a action) (*outcome, *found, error) {
 	el := p.element(ac.target, ac.f)
 	var r struct {
 		Error    string          `json:"error"`
 		Covering json.RawMessage `json:"covering"`
+		Moving   bool            `json:"moving"`
+		Missing  []string        `json:"missing"`
 		X        *float64        `json:"x"`
 		Y        *float64        `json:"y"`
 	}
@@ -424,39 +463,63 @@ func (p *Page) finish(ctx context.Context, ac *acted, a action) (*outcome, *foun
 	switch r.Error {
 	case "":
 	case "covered":
-		return nil, nil, &blockedErr{coveredErr(el, p.element(r.Covering, ac.f))}
+		be := &blockedErr{err: coveredErr(el, p.element(r.Covering, ac.f)), patience: stableCover}
+		if r.Moving {
+			be.patience = untilDeadline
+		}
+		return nil, nil, be
+	case "moving":
+		return nil, nil, &blockedErr{err: output.Errorf("not-stable", "%s is still moving (animated); it must keep the same box over two animation frames", describeEl(el)).With("element", el), patience: untilDeadline}
 	case "disabled":
-		return nil, nil, &blockedErr{output.Errorf("not-interactable", "%s is disabled", describeEl(el)).With("element", el)}
+		return nil, nil, &blockedErr{err: output.Errorf("not-interactable", "%s is disabled", describeEl(el)).With("element", el)}
+	case "no-pointer-events":
+		return nil, nil, &blockedErr{err: output.Errorf("not-interactable", "%s takes no pointer events (pointer-events: none): a click would reach its container", describeEl(el)).With("element", el)}
 	case "not-visible":
-		return nil, nil, &blockedErr{output.Errorf("not-interactable", "%s is not visible in the viewport", describeEl(el)).With("element", el)}
+		return nil, nil, &blockedErr{err: output.Errorf("not-visible", "%s is not visible (no box in the viewport)", describeEl(el)).With("element", el)}
+	case "no-option":
+		// Options loaded late are common: wait for them until the deadline.
+		o := &outcome{Element: el, act: ac.act}
+		return nil, nil, &blockedErr{err: actError(o, "select in"), patience: untilDeadline}
 	}
-	o := &outcome{Element: el, frame: ac.f, local: ac.local, act: ac.act, url: ac.url, token: ac.token}
+	o := &outcome{Element: el, frame: ac.f, local: ac.local, obj: ac.obj, act: ac.act, url: ac.url, token: ac.token}
 	if a["kind"] == "point" && r.X != nil && r.Y != nil && ac.f.parent != nil {
-		// Translate and hit-test through every frame owner.
-		x, y := *r.X, *r.Y
-		force, _ := a["force"].(bool)
-		for g := ac.f; g.parent != nil; g = g.parent {
-			x += g.box[0]
-			y += g.box[1]
-			obj, err := p.resolveNode(ctx, g.parent, g.owner)
-			if err != nil {
+		if err := p.boxAtTop(ctx, ac.f, el); err != nil {
+			return nil, nil, err
+		}
+		pts, err := p.toTop(ctx, ac.f, *r.X, *r.Y, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		top := pts[len(pts)-1]
+		if force, _ := a["force"].(bool); !force {
+			obj := ac.obj
+			if obj == "" {
+				if obj, err = p.elementObject(ctx, ac.f, ac.loc, ac.nd, ac.local); err != nil {
+					return nil, nil, err
+				}
+			}
+			if err := p.hitAtTop(ctx, ac.f, obj, pts, el); err != nil {
 				return nil, nil, err
-			}
-			var h struct {
-				Error    string          `json:"error"`
-				Covering json.RawMessage `json:"covering"`
-			}
-			if err := p.callValue(ctx, g.parent, obj, map[string]any{"op": "frameHit", "x": x, "y": y, "force": force}, &h); err != nil {
-				return nil, nil, err
-			}
-			if h.Error == "covered" {
-				return nil, nil, &blockedErr{coveredErr(el, p.element(h.Covering, g.parent))}
 			}
 		}
-		b, _ := json.Marshal(map[string]float64{"x": x, "y": y})
+		b, _ := json.Marshal(map[string]float64{"x": top.x, "y": top.y})
 		o.act = b
 	}
 	return o, nil, nil
+}
+
+// elementObject is the objectId of the local-th match of loc in frame f.
+func (p *Page) elementObject(ctx context.Context, f *frame, loc Locator, nd need, local int) (string, error) {
+	l := loc
+	l.Nth = NoNth
+	r, err := p.call(ctx, f, "", map[string]any{"op": "element", "loc": l, "need": nd, "pick": local}, byObject)
+	if err != nil {
+		return "", err
+	}
+	if r.Subtype != "node" {
+		return "", fmt.Errorf("%w: the match moved", errGone)
+	}
+	return r.ObjectID, nil
 }
 
 // bringFrameIntoView scrolls every frame owner of f into view, outermost
@@ -471,13 +534,11 @@ func (p *Page) bringFrameIntoView(ctx context.Context, f *frame) error {
 		if err != nil {
 			return err
 		}
-		var fb struct {
-			Box [4]float64 `json:"box"`
-		}
+		var fb frameBoxRes
 		if err := p.callValue(ctx, g.parent, obj, map[string]any{"op": "frameBox", "scroll": true}, &fb); err != nil {
 			return err
 		}
-		g.box = fb.Box
+		g.box, g.local = fb.Box, fb.Local
 	}
 	return nil
 }

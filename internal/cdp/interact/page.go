@@ -66,7 +66,10 @@ type frame struct {
 	parent *frame
 	owner  int64      // backendNodeId of the frame element in parent
 	box    [4]float64 // viewport box of the frame in the parent's viewport
-	url    string
+	// local: the frame's viewport in the frame element's untransformed
+	// border box: [x, y] offset and the box's [width, height].
+	local [4]float64
+	url   string
 }
 
 // offset is where the frame's viewport starts in the tab's viewport.
@@ -148,9 +151,19 @@ func isGone(err error) bool {
 // call runs the library with req in frame f, on object this (an element) or
 // on the frame's document.
 func (p *Page) call(ctx context.Context, f *frame, this string, req any, mode returnMode) (*remote, error) {
+	return p.callOn(ctx, f, this, req, "", mode)
+}
+
+// callOn is call with node (an objectId in the same context) as the
+// library's second argument.
+func (p *Page) callOn(ctx context.Context, f *frame, this string, req any, node string, mode returnMode) (*remote, error) {
+	args := []any{map[string]any{"value": req}}
+	if node != "" {
+		args = append(args, map[string]any{"objectId": node})
+	}
 	params := map[string]any{
 		"functionDeclaration": libJS(),
-		"arguments":           []any{map[string]any{"value": req}},
+		"arguments":           args,
 		"awaitPromise":        true,
 	}
 	switch mode {
@@ -437,9 +450,7 @@ func (p *Page) frameByChain(ctx context.Context, chain []string) (*frame, error)
 		if err != nil {
 			return nil, err
 		}
-		var fb struct {
-			Box [4]float64 `json:"box"`
-		}
+		var fb frameBoxRes
 		if err := p.callValue(ctx, f, obj, map[string]any{"op": "frameBox"}, &fb); err != nil {
 			return nil, err
 		}
@@ -447,6 +458,7 @@ func (p *Page) frameByChain(ctx context.Context, chain []string) (*frame, error)
 		if err != nil {
 			return nil, err
 		}
+		c.local = fb.Local
 		f = c
 	}
 	return f, nil

@@ -124,8 +124,7 @@ func (p *Page) resolveRef(ctx context.Context, ref string) (*frame, string, RefD
 // actRef runs the page-side action on the element a ref names. The node must
 // still be in the document it was inspected in: dtb never acts on another.
 func (p *Page) actRef(ctx context.Context, ref string, nd need, a action) (*outcome, error) {
-	deadline, hasDeadline := ctx.Deadline()
-	var firstBlocked time.Time
+	var bw blockWait
 	for attempt := 0; ; attempt++ {
 		f, obj, doc, err := p.resolveRef(ctx, ref)
 		if err != nil {
@@ -147,9 +146,9 @@ func (p *Page) actRef(ctx context.Context, ref string, nd need, a action) (*outc
 		}
 		var o *outcome
 		if res.N == 0 {
-			err = &blockedErr{output.Errorf("not-interactable", "%s is hidden or has no size", ref).With("ref", ref)}
+			err = &blockedErr{err: output.Errorf("not-visible", "%s is hidden or has no size", ref).With("ref", ref)}
 		} else {
-			ac := &acted{f: f, act: res.Act, target: res.Target, url: res.URL, token: res.Token}
+			ac := &acted{f: f, obj: obj, act: res.Act, target: res.Target, url: res.URL, token: res.Token}
 			if f.parent != nil {
 				if err = p.bringFrameIntoView(ctx, f); err == nil && a["kind"] == "point" {
 					// Measure again now that the frame is in view.
@@ -163,20 +162,13 @@ func (p *Page) actRef(ctx context.Context, ref string, nd need, a action) (*outc
 		}
 		if err == nil {
 			o.Element.Ref = ref
-			o.obj = obj
 			return o, nil
 		}
 		be, ok := err.(*blockedErr)
 		if !ok {
 			return nil, err
 		}
-		if firstBlocked.IsZero() {
-			firstBlocked = time.Now()
-		}
-		if time.Since(firstBlocked) > actionWait || (hasDeadline && time.Until(deadline) < margin+pollEvery(attempt)) {
-			return nil, be.err
-		}
-		if !sleep(ctx, pollEvery(attempt)) {
+		if bw.over(ctx, be, attempt) || !sleep(ctx, pollEvery(attempt)) {
 			return nil, be.err
 		}
 	}

@@ -3,22 +3,41 @@
 // protocol; these functions prepare it (scroll, hit-test, focus) or are the
 // DOM actions (select, check, scroll, the dom input mode).
 
-function scrollIntoViewIfNeeded(el) {
+// scrollTarget: the element to scroll into view for el (for display:
+// contents, its first child with a box).
+function scrollTarget(el) {
+  if (el.getClientRects().length || !isContents(el)) return el;
+  for (const c of flatChildren(el)) {
+    if (c.nodeType === 1 && clientRects(c).length) return scrollTarget(c);
+  }
+  return el;
+}
+
+// viewportSize: the size of el's viewport (the layout viewport; a page that
+// overwrites window.innerWidth does not change it).
+function viewportSize(el) {
   const w = winOf(el);
-  const r = el.getBoundingClientRect();
-  const inView = r.top >= 0 && r.left >= 0 && r.bottom <= w.innerHeight && r.right <= w.innerWidth;
+  const de = el.ownerDocument.documentElement;
+  const num = function (v) { return typeof v === 'number' && v > 0 ? v : 0; };
+  return { w: Math.max(num(w.innerWidth), de ? de.clientWidth : 0), h: Math.max(num(w.innerHeight), de ? de.clientHeight : 0) };
+}
+
+function scrollIntoViewIfNeeded(el) {
+  const r = rectOf(el);
+  const v = viewportSize(el);
+  const inView = r.top >= 0 && r.left >= 0 && r.bottom <= v.h && r.right <= v.w;
   if (inView && r.width > 0 && r.height > 0) return false;
-  el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+  scrollTarget(el).scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
   return true;
 }
 
 // visibleCenter: the centre of the part of the element's first box that lies in
 // its viewport (coordinates of the element's own viewport).
 function visibleCenter(el) {
-  const w = winOf(el);
-  const vw = w.innerWidth;
-  const vh = w.innerHeight;
-  for (const r of el.getClientRects()) {
+  const v = viewportSize(el);
+  const vw = v.w;
+  const vh = v.h;
+  for (const r of clientRects(el)) {
     const x0 = Math.max(r.left, 0);
     const y0 = Math.max(r.top, 0);
     const x1 = Math.min(r.right, vw);
@@ -28,94 +47,303 @@ function visibleCenter(el) {
   return null;
 }
 
-// hitsTarget: clicking hit lands on el (itself, a descendant, or a label of el).
+// hitsTarget: a click at a point that hits `hit` reaches el: hit is el or its
+// descendant, a label of el, or inside the same interactive ancestor as el (a
+// link whose inner div has pointer-events: none). Anything else is a foreign
+// element that covers el.
 function hitsTarget(el, hit) {
+  if (!hit) return false;
+  if (hit.nodeType !== 1) hit = cparent(hit);
+  if (!hit) return false;
   if (ccontains(el, hit)) return true;
   for (let n = hit; n; n = cparent(n)) {
     if (n.localName === 'label' && n.control === el) return true;
   }
-  return false;
+  const owner = interactiveAncestor(el, null);
+  return owner !== el && ccontains(owner, hit);
 }
 
 // The element that covers a point, named by its most telling container: a
 // dialog, or a fixed or sticky layer such as a consent banner.
-function coveringOf(hit) {
-  let layer = null;
+function coverLayer(hit) {
   for (let n = hit; n; n = cparent(n)) {
     if (n.nodeType !== 1) continue;
     const r = roleOf(n);
-    if (r === 'dialog' || r === 'alertdialog' || n.getAttribute('aria-modal') === 'true' || n.localName === 'dialog') { layer = n; break; }
+    if (r === 'dialog' || r === 'alertdialog' || n.getAttribute('aria-modal') === 'true' || n.localName === 'dialog') return n;
     const pos = winOf(n).getComputedStyle(n).position;
-    if (pos === 'fixed' || pos === 'sticky') { layer = n; break; }
+    if (pos === 'fixed' || pos === 'sticky') return n;
   }
+  return null;
+}
+
+function coveringOf(hit) {
+  const layer = coverLayer(hit);
   const out = describe(hit, false);
   if (layer && layer !== hit) out.layer = describe(layer, false);
   return out;
 }
 
-// pointFor: scroll el into view and find the point a real mouse event should
-// hit; fails with covered when another element would receive it.
-function pointFor(el, force) {
-  scrollIntoViewIfNeeded(el);
-  const c = visibleCenter(el);
-  if (!c) return { error: 'not-visible' };
-  if (!force) {
-    const hit = deepHit(el.ownerDocument, c.x, c.y);
-    if (hit && !hitsTarget(el, hit)) return { error: 'covered', covering: coveringOf(hit), x: c.x, y: c.y };
-  }
-  return { x: c.x, y: c.y };
+// nextFrame resolves after the next animation frame (or 100 ms: a tab in
+// the background gets no frames; a hidden document renders nothing, so
+// there is no frame to wait for).
+function nextFrame(w) {
+  if (w.document.visibilityState === 'hidden') return Promise.resolve();
+  return new Promise(function (resolve) {
+    let done = false;
+    const fin = function () { if (!done) { done = true; resolve(); } };
+    w.requestAnimationFrame(fin);
+    w.setTimeout(fin, 100);
+  });
 }
 
-// frameHit: called on a frame element: whether a point of its document's
-// viewport reaches the frame (and not something covering it).
-function frameHit(frameEl, x, y, force) {
-  if (force) return {};
-  const hit = deepHit(frameEl.ownerDocument, x, y);
-  if (!hit || hit === frameEl) return {};
-  return { error: 'covered', covering: coveringOf(hit), x: x, y: y };
+function sameRect(a, b) {
+  return Math.abs(a.left - b.left) < 0.5 && Math.abs(a.top - b.top) < 0.5 && Math.abs(a.width - b.width) < 0.5 && Math.abs(a.height - b.height) < 0.5;
 }
 
-// focusTarget: focus el (or, for a label, its control); clear selects its
-// whole content so that the next insert replaces it.
-function focusTarget(el, clear) {
-  let t = el;
-  if (t.localName === 'label' && t.control) t = t.control;
-  scrollIntoViewIfNeeded(t);
-  t.focus({ preventScroll: true });
-  const doc = t.ownerDocument;
-  let active = doc.activeElement;
-  while (active && active.shadowRoot && active.shadowRoot.activeElement) active = active.shadowRoot.activeElement;
-  const focused = active === t || ccontains(t, active);
-  let hadText = false;
-  if (clear) {
-    if (t.localName === 'input' || t.localName === 'textarea') {
-      hadText = !!t.value;
-      try { t.select(); } catch (e) { /* type without selection */ }
-      if (t.selectionStart === undefined || t.selectionStart === null) {
-        setNativeValue(t, '');
-        fire(t, 'input');
-        hadText = false;
-      }
-    } else if (t.isContentEditable) {
-      hadText = !!norm(t.textContent);
-      const sel = winOf(t).getSelection();
-      const range = doc.createRange();
-      range.selectNodeContents(t);
-      sel.removeAllRanges();
-      sel.addRange(range);
-    }
-  }
-  return { focused: focused, hadText: hadText, editable: isEditable(t) };
-}
-
-function isEditable(el) {
-  if (el.isContentEditable) return true;
-  if (el.localName === 'textarea') return !el.readOnly && !el.disabled;
-  if (el.localName === 'input') {
-    const ty = inputType(el);
-    return !['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file', 'range', 'color', 'hidden'].includes(ty) && !el.readOnly && !el.disabled;
+// stable waits until el has the same box over two animation frames (at most
+// 10 frames); false when it is still moving. The first frame is skipped: a
+// transition that just began shows its start box there too.
+async function stable(el) {
+  const w = winOf(el);
+  await nextFrame(w);
+  let prev = rectOf(el);
+  for (let i = 0; i < 10; i++) {
+    await nextFrame(w);
+    const r = rectOf(el);
+    if (sameRect(prev, r)) return true;
+    prev = r;
   }
   return false;
+}
+
+// moving: the cover moves, or it (or a container of it) runs an animation or
+// transition (a banner fading out); such a cover may clear up.
+async function moving(hit) {
+  const node = coverLayer(hit) || hit;
+  const doc = node.ownerDocument;
+  if (doc.getAnimations) {
+    for (const a of doc.getAnimations()) {
+      const t = a.effect && a.effect.target;
+      if (a.playState === 'running' && t && t.nodeType === 1 && (ccontains(t, hit) || ccontains(node, t))) return true;
+    }
+  }
+  const before = rectOf(node);
+  await nextFrame(winOf(node));
+  return !node.isConnected || !sameRect(before, rectOf(node));
+}
+
+const SCROLL_ALTERNATIVES = ['center', 'end', 'start'];
+
+// pointFor: bring el into view, wait until it stands still, and find the
+// point a real mouse event should hit. When another element would receive
+// it, try the element at the centre, the end and the start of its scroll
+// containers (a sticky header hides the top of the viewport) before failing
+// covered, saying whether the cover is still moving.
+async function pointFor(el, force) {
+  scrollIntoViewIfNeeded(el);
+  if (!(await stable(el))) return { error: 'moving' };
+  let c = visibleCenter(el);
+  if (!c) return { error: 'not-visible' };
+  if (force) return { x: c.x, y: c.y };
+  const doc = el.ownerDocument;
+  let hit = deepHit(doc, c.x, c.y);
+  if (hitsTarget(el, hit)) return { x: c.x, y: c.y };
+  // The click goes through el to its container: el takes no pointer events.
+  if (hit && ccontains(hit, el) && winOf(el).getComputedStyle(el).pointerEvents === 'none') return { error: 'no-pointer-events' };
+  const firstHit = hit;
+  for (const block of SCROLL_ALTERNATIVES) {
+    scrollTarget(el).scrollIntoView({ block: block, inline: block, behavior: 'instant' });
+    await nextFrame(winOf(el));
+    c = visibleCenter(el);
+    if (!c) continue;
+    hit = deepHit(doc, c.x, c.y);
+    if (hitsTarget(el, hit)) return { x: c.x, y: c.y };
+  }
+  const cover = hit || firstHit;
+  if (!cover) return { error: 'not-visible' };
+  return { error: 'covered', covering: coveringOf(cover), moving: await moving(cover) };
+}
+
+// hitCheck: called on the element a protocol hit test found at the click
+// point: whether it reaches the target (req.node), or what covers it.
+function hitCheck(target, hit) {
+  if (hitsTarget(target, hit)) return {};
+  const el = hit && hit.nodeType !== 1 ? cparent(hit) : hit;
+  return { error: 'covered', covering: el ? coveringOf(el) : null };
+}
+
+// frameLocal: a frame element's content box in its own (untransformed) box:
+// the offset of its viewport from its border box's corner and its border
+// box's size, to map points through its transform.
+function frameLocal(frameEl) {
+  const cs = winOf(frameEl).getComputedStyle(frameEl);
+  return [frameEl.clientLeft + (parseFloat(cs.paddingLeft) || 0), frameEl.clientTop + (parseFloat(cs.paddingTop) || 0), frameEl.offsetWidth, frameEl.offsetHeight];
+}
+
+// Inputs that take no text: typing into them is refused before anything is
+// touched (--clear would empty a button's label).
+const NOT_TEXT_INPUTS = new Set(['button', 'submit', 'reset', 'image', 'checkbox', 'radio', 'file', 'hidden']);
+
+const NUMBER_RE = /^-?(\d+|\d*\.\d+)([eE][-+]?\d+)?$/;
+
+// Inputs set by value (keys typed into them give garbage): the format each
+// takes, checked before the value is set.
+const VALUE_FORMATS = {
+  date: [/^\d{4,}-\d{2}-\d{2}$/, 'YYYY-MM-DD'],
+  time: [/^\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/, 'HH:MM or HH:MM:SS'],
+  'datetime-local': [/^\d{4,}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/, 'YYYY-MM-DDTHH:MM'],
+  month: [/^\d{4,}-\d{2}$/, 'YYYY-MM'],
+  week: [/^\d{4,}-W\d{2}$/, 'YYYY-Www'],
+  color: [/^#[0-9a-fA-F]{6}$/, '#rrggbb'],
+  range: [NUMBER_RE, 'a number'],
+};
+
+function controlOf(el) {
+  return el.localName === 'label' && el.control ? el.control : el;
+}
+
+// deepActive: the focused element of el's document, through open shadow roots.
+function deepActive(doc) {
+  let a = doc.activeElement;
+  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+  return a;
+}
+
+// typeRefusal: why t cannot take text (nothing touched yet), or null.
+function typeRefusal(t, text, clear, keys) {
+  if (t.localName === 'input') {
+    const ty = inputType(t);
+    if (NOT_TEXT_INPUTS.has(ty)) return { error: 'not-editable', why: 'it is an <input type=' + ty + '>, which takes no text' };
+    if (t.readOnly) return { error: 'not-editable', why: 'it is read-only' };
+    if (ty === 'number') {
+      const v = (clear ? text : (t.value || '') + text).trim();
+      if (v !== '' && !NUMBER_RE.test(v)) return { error: 'not-editable', why: 'a number input takes only a number', format: 'a number' };
+    }
+    const f = VALUE_FORMATS[ty];
+    if (f && !keys && text.trim() !== '' && !f[0].test(text.trim())) return { error: 'not-editable', why: 'a ' + ty + ' input takes ' + f[1], format: f[1] };
+    return null;
+  }
+  if (t.localName === 'textarea') return t.readOnly ? { error: 'not-editable', why: 'it is read-only' } : null;
+  if (t.isContentEditable) return null;
+  // A focusable widget may take key events (--keys), but it holds no text.
+  return keys ? null : { error: 'not-editable', why: 'it is not a text field (an <input>, <textarea> or contenteditable element); --keys sends key events to it' };
+}
+
+// fieldValue: what a field holds (its value, or the text of a contenteditable).
+function fieldValue(t) {
+  if (t.localName === 'input' || t.localName === 'textarea') return t.value;
+  if (t.isContentEditable) return t.innerText;
+  return null;
+}
+
+// setByValue sets a date, time, colour or range input's value with input and
+// change events, as a picker does.
+function setByValue(t, text) {
+  t.focus({ preventScroll: true });
+  const v = byValueText(t, text);
+  setNativeValue(t, v);
+  fire(t, 'input');
+  fire(t, 'change');
+  return v;
+}
+
+// byValueText: text in the form the input keeps (a T between date and time,
+// a lower-case colour).
+function byValueText(t, text) {
+  const ty = inputType(t);
+  let v = text.trim();
+  if (ty === 'datetime-local') v = v.replace(' ', 'T');
+  if (ty === 'color') v = v.toLowerCase();
+  return v;
+}
+
+// focusTarget: focus el (or, for a label, its control). For type
+// (act.typing), the element that took the focus (el, or an input inside it
+// that el delegates the focus to) must take act.text: refusals come before
+// any change; a date, time, colour or range input is set by value here; else
+// clear selects the whole content so that the next insert replaces it, and
+// without clear the caret goes to the end so that the text is appended.
+function focusTarget(el, act) {
+  let t = controlOf(el);
+  if (act.typing && (t.localName === 'input' || t.localName === 'textarea')) {
+    // Refused before even the focus moves.
+    const refusal = typeRefusal(t, act.text || '', act.clear, act.keys);
+    if (refusal) return refusal;
+  }
+  const had = deepActive(t.ownerDocument);
+  const wasFocused = had === t || ccontains(t, had);
+  scrollIntoViewIfNeeded(t);
+  t.focus({ preventScroll: true });
+  const active = deepActive(t.ownerDocument);
+  const focused = active === t || ccontains(t, active);
+  if (!act.typing || !focused) return { focused: focused };
+  if (active !== t && active) t = active;
+  const text = act.text || '';
+  const refusal = typeRefusal(t, text, act.clear, act.keys);
+  if (refusal) return refusal;
+  const out = { focused: true, before: fieldValue(t), after: '', field: fieldValue(t) !== null, ce: !!t.isContentEditable && t.localName !== 'input' && t.localName !== 'textarea' };
+  if (t.localName === 'input' && VALUE_FORMATS[inputType(t)] && !act.keys) {
+    out.want = setByValue(t, text);
+    out.byValue = true;
+    return out;
+  }
+  if (t.localName === 'input' || t.localName === 'textarea') {
+    out.hadText = !!t.value;
+    if (act.clear) {
+      try { t.select(); } catch (e) { /* no selection */ }
+      if (t.selectionStart === undefined || t.selectionStart === null) {
+        // email and number inputs have no selection API.
+        setNativeValue(t, '');
+        fire(t, 'input', { inputType: 'deleteContent' });
+        out.hadText = false;
+        out.before = '';
+      }
+    } else if (wasFocused) {
+      // Already focused: the text goes where the caret or selection is (after
+      // press Control+a, it replaces everything).
+      let a = null;
+      try { a = t.selectionStart; } catch (e) { /* no selection API */ }
+      if (a === null || a === undefined) { out.loose = true; return out; }
+      out.before = t.value.slice(0, a);
+      out.after = t.value.slice(t.selectionEnd);
+    } else {
+      try { t.setSelectionRange(t.value.length, t.value.length); } catch (e) { out.needEnd = !!t.value; }
+    }
+  } else if (t.isContentEditable) {
+    out.hadText = !!norm(t.textContent);
+    if (wasFocused && !act.clear) { out.loose = true; return out; }
+    const sel = winOf(t).getSelection();
+    const range = t.ownerDocument.createRange();
+    range.selectNodeContents(t);
+    if (!act.clear) range.collapse(false);
+    sel.removeAllRanges();
+    sel.addRange(range);
+  }
+  return out;
+}
+
+// typedMatch: whether a field's value holds want: exactly, or reformatted by
+// the page (the same letters and digits: a phone mask, upper case); a
+// contenteditable's text compared whitespace-normalised (it must end with
+// want when appending).
+function typedMatch(value, want, ce, loose) {
+  if (value === want) return { ok: true };
+  if (loose && norm(value).includes(norm(want))) return { ok: true };
+  if (ce && norm(value) === norm(want)) return { ok: true };
+  const alnum = function (s) { return String(s).toLowerCase().replace(/[^\p{L}\p{N}]/gu, ''); };
+  if (alnum(want) !== '' && alnum(value) === alnum(want)) return { ok: true, formatted: true };
+  return { ok: false };
+}
+
+// readBack: what the field holds after typing, compared with want (the value
+// itself never for a password).
+function readBack(t, want, ce, loose) {
+  const v = fieldValue(t);
+  if (v === null) return { ok: false, gone: true };
+  const m = typedMatch(v, want, ce, loose);
+  if (!(t.localName === 'input' && inputType(t) === 'password')) m.value = clip(v, 200);
+  m.length = v.length;
+  return m;
 }
 
 function setNativeValue(el, v) {
@@ -127,8 +355,14 @@ function setNativeValue(el, v) {
 function fire(el, type, init) {
   const w = winOf(el);
   let ev;
-  if (type === 'input' || type === 'beforeinput') ev = new w.InputEvent(type, Object.assign({ bubbles: true, composed: true }, init || {}));
-  else ev = new w.Event(type, { bubbles: true, composed: type !== 'change' });
+  try {
+    if (type === 'input' || type === 'beforeinput') ev = new w.InputEvent(type, Object.assign({ bubbles: true, composed: true }, init || {}));
+    else ev = new w.Event(type, { bubbles: true, composed: type !== 'change' });
+  } catch (e) {
+    // The page replaced the event classes (window.Event = null).
+    ev = el.ownerDocument.createEvent('Event');
+    ev.initEvent(type, true, false);
+  }
   return el.dispatchEvent(ev);
 }
 
@@ -167,32 +401,35 @@ function domClick(el, opts) {
 }
 
 // domType: --input-mode dom: set the value through the native setter (so
-// frameworks see it) with beforeinput/input/change events.
+// frameworks see it) with beforeinput/input/change events, after the same
+// refusals as type, and read it back.
 function domType(el, text, clear) {
-  let t = el;
-  if (t.localName === 'label' && t.control) t = t.control;
+  const t = controlOf(el);
+  const refusal = typeRefusal(t, text, clear, false);
+  if (refusal) return refusal;
   t.focus({ preventScroll: true });
+  if (t.localName === 'input' && VALUE_FORMATS[inputType(t)]) {
+    return readBack(t, setByValue(t, text), false);
+  }
   if (t.localName === 'input' || t.localName === 'textarea') {
     const v = clear ? text : (t.value || '') + text;
     fire(t, 'beforeinput', { inputType: 'insertText', data: text });
     setNativeValue(t, v);
     fire(t, 'input', { inputType: 'insertText', data: text });
     fire(t, 'change');
-    return { value: t.localName === 'input' && inputType(t) === 'password' ? undefined : clip(t.value, 200) };
+    return readBack(t, v, false);
   }
-  if (t.isContentEditable) {
-    if (clear) t.textContent = '';
-    const doc = t.ownerDocument;
-    const sel = winOf(t).getSelection();
-    const range = doc.createRange();
-    range.selectNodeContents(t);
-    range.collapse(false);
-    sel.removeAllRanges();
-    sel.addRange(range);
-    doc.execCommand('insertText', false, text);
-    return { value: clip(t.innerText, 200) };
-  }
-  return { error: 'not-editable' };
+  const before = clear ? '' : t.innerText;
+  if (clear) t.textContent = '';
+  const doc = t.ownerDocument;
+  const sel = winOf(t).getSelection();
+  const range = doc.createRange();
+  range.selectNodeContents(t);
+  range.collapse(false);
+  sel.removeAllRanges();
+  sel.addRange(range);
+  doc.execCommand('insertText', false, text);
+  return readBack(t, before + text, true);
 }
 
 // selectOptions sets the selection of a <select> by value or by label.
@@ -224,37 +461,54 @@ function selectOptions(el, values, byLabel) {
   return { changed: changed, selected: Array.from(t.selectedOptions).map(o => ({ value: o.value, label: norm(o.label || o.text) })) };
 }
 
-// checkState: the checked state of a checkbox, radio, switch or ARIA widget.
+// The ARIA roles whose state check/uncheck sets: aria-checked, or
+// aria-selected for options and tree items.
+const CHECKED_ROLES = new Set(['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio']);
+const SELECTED_ROLES = new Set(['option', 'treeitem']);
+
 function checkTarget(el) {
-  if (el.localName === 'label' && el.control) return el.control;
-  return el;
+  return controlOf(el);
 }
 
+// checkedState: the checked (or selected) state of a checkbox, radio,
+// switch, option, tree item or toggle button; null for anything else.
 function checkedState(t) {
   if (t.localName === 'input' && (inputType(t) === 'checkbox' || inputType(t) === 'radio')) return { kind: inputType(t), checked: t.checked };
-  const ac = t.getAttribute('aria-checked') != null ? t.getAttribute('aria-checked') : t.getAttribute('aria-pressed');
+  if (t.localName === 'option') return { kind: 'option', checked: t.selected, single: !(t.parentNode && t.closest('select') && t.closest('select').multiple) };
   const r = roleOf(t);
-  if (ac != null || r === 'checkbox' || r === 'switch' || r === 'radio' || r === 'menuitemcheckbox' || r === 'menuitemradio') {
-    return { kind: r || 'aria', checked: ac === 'mixed' ? 'mixed' : ac === 'true' };
-  }
+  const ac = t.getAttribute('aria-checked');
+  if (CHECKED_ROLES.has(r) || (SELECTED_ROLES.has(r) && ac != null)) return { kind: r, checked: ac === 'mixed' ? 'mixed' : ac === 'true' };
+  if (SELECTED_ROLES.has(r)) return { kind: r, checked: t.getAttribute('aria-selected') === 'true' };
+  const ap = t.getAttribute('aria-pressed');
+  if (ap != null) return { kind: 'toggle button', checked: ap === 'mixed' ? 'mixed' : ap === 'true' };
   return null;
 }
 
-function setChecked(el, want) {
+// setChecked makes el's state want: a click (the page's own handler does
+// the change), then up to 500 ms for a page that renders it later.
+async function setChecked(el, want) {
   const t = checkTarget(el);
   const s = checkedState(t);
-  if (!s) return { error: 'not-checkable', tag: t.localName, role: roleOf(t) };
+  if (!s) return { error: 'not-checkable', tag: t.localName, role: roleOf(t) || 'generic' };
   if (s.checked === want) return { checked: s.checked, changed: false, kind: s.kind };
-  if (!want && (s.kind === 'radio')) return { error: 'radio-uncheck' };
+  if (!want && (s.kind === 'radio' || s.kind === 'menuitemradio' || (s.kind === 'option' && s.single))) return { error: 'radio-uncheck', kind: s.kind };
   if (isDisabled(t)) return { error: 'disabled' };
-  if (t.localName === 'input') {
-    t.click();
+  if (t.localName === 'option') {
+    const sel = t.closest('select');
+    if (sel && isDisabled(sel)) return { error: 'disabled' };
+    t.selected = want;
+    if (sel) { fire(sel, 'input'); fire(sel, 'change'); }
   } else {
     scrollIntoViewIfNeeded(t);
     t.click();
   }
-  const after = checkedState(t);
-  return { checked: after ? after.checked : null, changed: true, kind: s.kind, ok: after && after.checked === want };
+  const w = winOf(t);
+  let after = checkedState(t);
+  for (let i = 0; i < 30 && !(after && after.checked === want); i++) {
+    await new Promise(r => w.setTimeout(r, 16));
+    after = checkedState(t);
+  }
+  return { checked: after ? after.checked : null, changed: true, kind: s.kind, ok: !!after && after.checked === want };
 }
 
 // scrollState: where a scroll container (or the page) stands.
@@ -275,7 +529,8 @@ function scrollState(sc) {
 
 function doScroll(el, opts) {
   if (el && opts.dx == null && opts.dy == null && !opts.to) {
-    el.scrollIntoView({ block: opts.block || 'center', inline: 'nearest', behavior: 'instant' });
+    if (!visible(el)) return { error: 'not-visible' };
+    scrollTarget(el).scrollIntoView({ block: opts.block || 'center', inline: 'nearest', behavior: 'instant' });
     const s = scrollState(TOP_DOC.scrollingElement || TOP_DOC.documentElement);
     return { page: s };
   }
@@ -312,7 +567,8 @@ function runAction(el, act) {
   switch (act.kind) {
     case 'none': return {};
     case 'point': return pointFor(el, act.force);
-    case 'focus': return focusTarget(el, act.clear);
+    case 'focus': return focusTarget(el, act);
+    case 'readback': return readBack(el, act.want, act.ce, act.loose);
     case 'domclick': return domClick(el, act);
     case 'domtype': return domType(el, act.text, act.clear);
     case 'select': return selectOptions(el, act.values, act.byLabel);

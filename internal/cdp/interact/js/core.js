@@ -95,23 +95,64 @@ function contentBox(iframe) {
 
 // ---- visibility ---------------------------------------------------------
 
+// isContents: display: contents. Such an element has no box of its own: its
+// children's boxes stand for it (checkVisibility and getClientRects say
+// nothing about it).
+function isContents(el) {
+  return el.nodeType === 1 && winOf(el).getComputedStyle(el).display === 'contents';
+}
+
+// clientRects: the element's boxes; for display: contents, its children's
+// (text runs included).
+function clientRects(el) {
+  const own = Array.from(el.getClientRects());
+  if (own.length || !isContents(el)) return own;
+  const out = [];
+  for (const c of flatChildren(el)) {
+    if (c.nodeType === 1) {
+      if (!SKIP_TAGS.has(c.localName)) out.push(...clientRects(c));
+    } else if (c.nodeType === 3 && norm(c.data)) {
+      const r = el.ownerDocument.createRange();
+      r.selectNodeContents(c);
+      out.push(...Array.from(r.getClientRects()));
+    }
+  }
+  return out;
+}
+
+// rectOf: the bounding box (the union of the children's for display: contents).
+function rectOf(el) {
+  const r = el.getBoundingClientRect();
+  if (r.width || r.height || !isContents(el)) return r;
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  for (const c of clientRects(el)) {
+    if (!c.width && !c.height) continue;
+    x0 = Math.min(x0, c.left); y0 = Math.min(y0, c.top); x1 = Math.max(x1, c.right); y1 = Math.max(y1, c.bottom);
+  }
+  if (x0 === Infinity) return r;
+  return { left: x0, top: y0, right: x1, bottom: y1, width: x1 - x0, height: y1 - y0, x: x0, y: y0 };
+}
+
 // rendered: the element has a layout box and is not visibility:hidden.
 function rendered(el) {
-  if (el.checkVisibility) return el.checkVisibility({ visibilityProperty: true });
+  if (el.checkVisibility) {
+    if (el.checkVisibility({ visibilityProperty: true })) return true;
+    return isContents(el) && winOf(el).getComputedStyle(el).visibility !== 'hidden' && clientRects(el).length > 0;
+  }
   const cs = winOf(el).getComputedStyle(el);
-  return cs.display !== 'none' && cs.visibility !== 'hidden' && el.getClientRects().length > 0;
+  return cs.display !== 'none' && cs.visibility !== 'hidden' && clientRects(el).length > 0;
 }
 
 // laidOut: the element generates boxes (display:none anywhere above it is false).
 function laidOut(el) {
-  if (el.checkVisibility) return el.checkVisibility();
-  return el.getClientRects().length > 0;
+  if (el.checkVisibility && el.checkVisibility()) return true;
+  return clientRects(el).length > 0;
 }
 
 // visible: rendered with a non-empty box.
 function visible(el) {
   if (!rendered(el)) return false;
-  const r = el.getBoundingClientRect();
+  const r = rectOf(el);
   return r.width > 0 && r.height > 0;
 }
 
@@ -128,7 +169,7 @@ function axHidden(el) {
 // ---- boxes --------------------------------------------------------------
 
 function boxOf(el) {
-  const r = el.getBoundingClientRect();
+  const r = rectOf(el);
   return [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)];
 }
 

@@ -25,7 +25,7 @@ function listed(el) {
     if (el.localName === 'input' && (inputType(el) === 'checkbox' || inputType(el) === 'radio') && el.labels && el.labels.length && Array.from(el.labels).some(visible)) return 'hidden';
     return null;
   }
-  const r = el.getBoundingClientRect();
+  const r = rectOf(el);
   if (r.width <= 0 || r.height <= 0) {
     if (el.localName === 'input') return 'hidden';
     return null;

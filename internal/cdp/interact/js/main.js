@@ -17,6 +17,17 @@ function scopeOf(req) {
   return f.matches[0].el;
 }
 
+// withAct puts the action's result (awaited when it is a promise) and the
+// target's description, taken after the action, into res; out shapes the answer.
+function withAct(res, el, a, out) {
+  const fin = function (v) {
+    res.act = v;
+    res.target = describe(el, true);
+    return out(res);
+  };
+  return a && typeof a.then === 'function' ? a.then(fin) : fin(a);
+}
+
 function dispatch(req) {
   switch (req.op) {
     case 'locate': {
@@ -31,16 +42,15 @@ function dispatch(req) {
       }
       if (res.n > 1 || req.cands) res.cands = candidates(found, req.cands || 5);
       const i = pickOf(found, req.pick);
-      if (req.act && i >= 0 && (!found.frames.length || req.final)) {
-        const m = found.matches[i];
-        if (m.point && req.act.kind === 'point') res.act = { x: m.point.x, y: m.point.y };
-        else res.act = runAction(m.el, req.act);
-        res.target = describe(m.el, true);
-      }
       // deep: [JSON, frame elements…] for deep serialization, which gives Go
       // the frames' ids.
-      if (req.deep) return [JSON.stringify(res)].concat(found.frames.map(f => f.el));
-      return res;
+      const out = function (r) { return req.deep ? [JSON.stringify(r)].concat(found.frames.map(f => f.el)) : r; };
+      if (req.act && i >= 0 && (!found.frames.length || req.final)) {
+        const m = found.matches[i];
+        const a = m.point && req.act.kind === 'point' ? { x: m.point.x, y: m.point.y } : runAction(m.el, req.act);
+        return withAct(res, m.el, a, out);
+      }
+      return out(res);
     }
     case 'element': {
       const found = locateAll(req.loc, req.need, null);
@@ -62,7 +72,7 @@ function dispatch(req) {
       if (req.token && docToken(el.ownerDocument) !== req.token) return { stale: 'document' };
       const res = { n: 1, url: TOP_DOC.location ? TOP_DOC.location.href : '', token: docToken(TOP_DOC) };
       if (req.need === 'visible' && !visible(el)) { res.n = 0; res.hidden = 1; return res; }
-      if (req.act) res.act = runAction(el, req.act);
+      if (req.act) return withAct(res, el, runAction(el, req.act), r => r);
       res.target = describe(el, true);
       return res;
     }
@@ -79,19 +89,28 @@ function dispatch(req) {
       const res = { n: 0, url: TOP_DOC.location ? TOP_DOC.location.href : '', token: docToken(TOP_DOC) };
       if (!el || el === TOP_DOC.body || el === TOP_DOC.documentElement) return res;
       res.n = 1;
-      if (req.act) res.act = runAction(el, req.act);
+      if (req.act) return withAct(res, el, runAction(el, req.act), r => r);
       res.target = describe(el, true);
       return res;
     }
     case 'page':
       return { n: 0, url: TOP_DOC.location ? TOP_DOC.location.href : '', token: docToken(TOP_DOC), act: runAction(null, req.act) };
     case 'frameBox': {
-      // Called on a frame element: its viewport's box in its parent's viewport.
+      // Called on a frame element: its viewport's box in its parent's
+      // viewport, and its content box in its own box (see frameLocal).
       if (req.scroll) scrollIntoViewIfNeeded(SELF);
-      return { box: contentBox(SELF) };
+      return { box: contentBox(SELF), local: frameLocal(SELF) };
     }
-    case 'frameHit':
-      return frameHit(SELF, req.x, req.y, req.force);
+    case 'hitCheck':
+      // Called on the target; node is the element a hit test found.
+      return hitCheck(SELF, node);
+    case 'describe':
+      return describe(SELF.nodeType === 1 ? SELF : cparent(SELF), false);
+    case 'activeElement': {
+      let el = TOP_DOC.activeElement;
+      while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+      return el;
+    }
     case 'inspect':
       return inspect(req);
     case 'check':
