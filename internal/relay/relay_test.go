@@ -428,7 +428,7 @@ func TestCommandBodies(t *testing.T) {
 		rt.waitQueued(1)
 		p := pending(t, rt.checkIn(body("tab-a", true, "")))
 		entry := p[0].clone()
-		if tok := tokenOf(entry); !regexp.MustCompile(`^c\d+-\d{13}$`).MatchString(tok) {
+		if tok := tokenOf(entry); !regexp.MustCompile(`^c\d+-[0-9a-f]{32}$`).MatchString(tok) {
 			t.Errorf("token %q", tok)
 		}
 		entry = entry[1:]
@@ -545,12 +545,15 @@ func TestQueue(t *testing.T) {
 	if again := pending(t, rt.checkIn(body("tab-b", true, ""))); len(again) != 0 {
 		t.Errorf("a picked-up command was handed out twice: %v", again)
 	}
-	// Results in any order, from any reporter, settle their own callers.
-	rt.checkIn(body("tab-b", true, "", result(tokenOf(p[2]), `{"ok":true,"result":2}`), result(tokenOf(p[0]), `{"ok":true,"result":0}`)))
+	// Results in any order settle their own callers, but only from the page the
+	// commands were handed to: tab-b's answer for tab-a's commands is ignored.
+	rt.checkIn(body("tab-b", true, "", result(tokenOf(p[2]), `{"ok":true,"result":"forged"}`)))
+	notYet(t, chans[2], 50*time.Millisecond)
+	rt.checkIn(body("tab-a", true, "", result(tokenOf(p[2]), `{"ok":true,"result":2}`), result(tokenOf(p[0]), `{"ok":true,"result":0}`)))
 	for _, i := range []int{2, 0} {
 		r := recv(t, chans[i], time.Second)
 		jsonEq(t, r.field("result"), fmt.Sprint(i))
-		jsonEq(t, r.field("ranIn"), `"tab-b"`)
+		jsonEq(t, r.field("ranIn"), `"tab-a"`)
 	}
 	// The unanswered one times out, and its late result is ignored.
 	r := recv(t, chans[1], time.Second)
