@@ -170,7 +170,11 @@ func New(opts Options) (*Server, error) {
 		if err != nil || !fi.IsDir() {
 			return nil, usageError("Static must be a directory (got %q)", opts.Static)
 		}
-		s.fallback = http.FileServer(http.Dir(opts.Static))
+		sf, err := newStaticFiles(opts.Static, s.logf)
+		if err != nil {
+			return nil, usageError("Static: %v", err)
+		}
+		s.fallback = sf
 	default:
 		s.fallback = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "404 page not found: this dtb relay serves only "+s.base+"/*", http.StatusNotFound)

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -773,6 +774,66 @@ func TestRequestLog(t *testing.T) {
 	for i, w := range want {
 		if !regexp.MustCompile(w).MatchString(logged[i]) {
 			t.Errorf("line %d: %q", i, logged[i])
+		}
+	}
+}
+
+// Issue 10.9: --static serves only regular files inside its folder: a symbolic
+// link that leaves it (to a file or a directory) is refused, one that stays inside
+// is followed, and a directory is its index.html or nothing (no listing).
+func TestStaticNeverLeavesItsFolder(t *testing.T) {
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret.txt")
+	if err := os.WriteFile(secret, []byte("top secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name, text string) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("index.html", "<p>home</p>")
+	write("sub/page.html", "<p>page</p>")
+	write("listed/a.txt", "a")
+	for link, target := range map[string]string{
+		"leak.txt":     secret,
+		"leakdir":      outside,
+		"sub/up.txt":   "../../" + filepath.Base(outside) + "/secret.txt",
+		"passwd":       "/etc/passwd",
+		"inside.html":  "sub/page.html",
+		"sub/back.txt": "../index.html",
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rt := newRelay(t, Options{Static: dir})
+	for path, want := range map[string]string{
+		"/": "<p>home</p>", "/index.html": "<p>home</p>", "/sub/page.html": "<p>page</p>",
+		"/inside.html": "<p>page</p>", "/sub/back.txt": "<p>home</p>",
+	} {
+		if r := rt.do("GET", path, ""); r.status != 200 || r.raw != want {
+			t.Errorf("%s: %d %q", path, r.status, r.raw)
+		}
+	}
+	for path, status := range map[string]int{
+		"/leak.txt": 403, "/leakdir/secret.txt": 403, "/leakdir/": 403, "/sub/up.txt": 403, "/passwd": 403,
+		"/../../etc/passwd": 404, "/%2e%2e/secret.txt": 404, "/listed/": 404, "/listed": 404, "/sub": 404,
+	} {
+		r := rt.do("GET", path, "")
+		if r.status != status || strings.Contains(r.raw, "secret") || strings.Contains(r.raw, "root:") || strings.Contains(r.raw, "a.txt") {
+			t.Errorf("%s: %d %q, want %d", path, r.status, r.raw, status)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600); err == nil {
+		done := make(chan resp, 1)
+		go func() { done <- rt.do("GET", "/fifo", "") }()
+		if r := recv(t, done, 5*time.Second); r.status != 403 {
+			t.Errorf("fifo: %d %q", r.status, r.raw)
 		}
 	}
 }
