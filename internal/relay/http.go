@@ -28,15 +28,21 @@ var loopbackNames = map[string]bool{
 	"localhost": true, "127.0.0.1": true, "::1": true, "[::1]": true, "0:0:0:0:0:0:0:1": true,
 }
 
-// hostAllowed is §4.3 step 2, on the raw Host header.
-func hostAllowed(raw string) bool {
+// hostAllowed is §4.3 step 2, on the raw Host header, plus the loopback address
+// the relay itself listens on: bound to 127.0.0.2, the page's Host is 127.0.0.2,
+// and an IP literal cannot be rebound, so accepting it keeps the guard's point.
+func (s *Server) hostAllowed(raw string) bool {
 	h := strings.TrimSpace(raw)
 	if strings.HasPrefix(h, "[") {
 		h = h[:strings.Index(h, "]")+1] // no "]" leaves "", which is refused
 	} else if i := strings.Index(h, ":"); i >= 0 {
 		h = h[:i]
 	}
-	return loopbackNames[strings.ToLower(h)]
+	h = strings.ToLower(h)
+	if bound, _ := s.boundHost.Load().(string); bound != "" && h == bound {
+		return true
+	}
+	return loopbackNames[h]
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
@@ -55,7 +61,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 
 	// The Host guard also covers the proxied and static paths, so the relay cannot be
 	// used to reach the dev server behind it by DNS rebinding.
-	if !hostAllowed(r.Host) {
+	if !s.hostAllowed(r.Host) {
 		s.send(w, http.StatusForbidden, object{
 			{"ok", false},
 			{"reason", "non-loopback-host"},

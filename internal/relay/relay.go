@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -103,6 +104,9 @@ type Server struct {
 
 	lnMu sync.Mutex
 	ln   net.Listener
+	// boundHost is the IP literal the listener is bound to (a string), which the
+	// Host guard accepts as well as the loopback names.
+	boundHost atomic.Value
 
 	// hook, when set by a test, runs at the start of every relay route.
 	hook func(route string)
@@ -166,7 +170,11 @@ func New(opts Options) (*Server, error) {
 		if err != nil || !fi.IsDir() {
 			return nil, usageError("Static must be a directory (got %q)", opts.Static)
 		}
-		s.fallback = http.FileServer(http.Dir(opts.Static))
+		sf, err := newStaticFiles(opts.Static, s.logf)
+		if err != nil {
+			return nil, usageError("Static: %v", err)
+		}
+		s.fallback = sf
 	default:
 		s.fallback = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "404 page not found: this dtb relay serves only "+s.base+"/*", http.StatusNotFound)
@@ -248,6 +256,9 @@ func (s *Server) Listen() (net.Addr, error) {
 		return nil, nonLoopback(ln.Addr().String())
 	}
 	s.ln = rawTargetListener{Listener: ln, secret: s.secret}
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.To4() != nil {
+		s.boundHost.Store(tcp.IP.String())
+	}
 	return ln.Addr(), nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -46,7 +47,7 @@ func TestHostGuard(t *testing.T) {
 		"": false, "0.0.0.0": false, "127.0.0.2": false, "localhost.": false, "::1": false,
 		"evil.example:5273": false, "a.localhost": false, "0:0:0:0:0:0:0:1": false,
 	} {
-		if hostAllowed(host) != ok {
+		if (&Server{}).hostAllowed(host) != ok {
 			t.Errorf("hostAllowed(%q) = %v", host, !ok)
 		}
 	}
@@ -428,7 +429,7 @@ func TestCommandBodies(t *testing.T) {
 		rt.waitQueued(1)
 		p := pending(t, rt.checkIn(body("tab-a", true, "")))
 		entry := p[0].clone()
-		if tok := tokenOf(entry); !regexp.MustCompile(`^c\d+-\d{13}$`).MatchString(tok) {
+		if tok := tokenOf(entry); !regexp.MustCompile(`^c\d+-[0-9a-f]{32}$`).MatchString(tok) {
 			t.Errorf("token %q", tok)
 		}
 		entry = entry[1:]
@@ -545,12 +546,15 @@ func TestQueue(t *testing.T) {
 	if again := pending(t, rt.checkIn(body("tab-b", true, ""))); len(again) != 0 {
 		t.Errorf("a picked-up command was handed out twice: %v", again)
 	}
-	// Results in any order, from any reporter, settle their own callers.
-	rt.checkIn(body("tab-b", true, "", result(tokenOf(p[2]), `{"ok":true,"result":2}`), result(tokenOf(p[0]), `{"ok":true,"result":0}`)))
+	// Results in any order settle their own callers, but only from the page the
+	// commands were handed to: tab-b's answer for tab-a's commands is ignored.
+	rt.checkIn(body("tab-b", true, "", result(tokenOf(p[2]), `{"ok":true,"result":"forged"}`)))
+	notYet(t, chans[2], 50*time.Millisecond)
+	rt.checkIn(body("tab-a", true, "", result(tokenOf(p[2]), `{"ok":true,"result":2}`), result(tokenOf(p[0]), `{"ok":true,"result":0}`)))
 	for _, i := range []int{2, 0} {
 		r := recv(t, chans[i], time.Second)
 		jsonEq(t, r.field("result"), fmt.Sprint(i))
-		jsonEq(t, r.field("ranIn"), `"tab-b"`)
+		jsonEq(t, r.field("ranIn"), `"tab-a"`)
 	}
 	// The unanswered one times out, and its late result is ignored.
 	r := recv(t, chans[1], time.Second)
@@ -770,6 +774,66 @@ func TestRequestLog(t *testing.T) {
 	for i, w := range want {
 		if !regexp.MustCompile(w).MatchString(logged[i]) {
 			t.Errorf("line %d: %q", i, logged[i])
+		}
+	}
+}
+
+// Issue 10.9: --static serves only regular files inside its folder: a symbolic
+// link that leaves it (to a file or a directory) is refused, one that stays inside
+// is followed, and a directory is its index.html or nothing (no listing).
+func TestStaticNeverLeavesItsFolder(t *testing.T) {
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret.txt")
+	if err := os.WriteFile(secret, []byte("top secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name, text string) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("index.html", "<p>home</p>")
+	write("sub/page.html", "<p>page</p>")
+	write("listed/a.txt", "a")
+	for link, target := range map[string]string{
+		"leak.txt":     secret,
+		"leakdir":      outside,
+		"sub/up.txt":   "../../" + filepath.Base(outside) + "/secret.txt",
+		"passwd":       "/etc/passwd",
+		"inside.html":  "sub/page.html",
+		"sub/back.txt": "../index.html",
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rt := newRelay(t, Options{Static: dir})
+	for path, want := range map[string]string{
+		"/": "<p>home</p>", "/index.html": "<p>home</p>", "/sub/page.html": "<p>page</p>",
+		"/inside.html": "<p>page</p>", "/sub/back.txt": "<p>home</p>",
+	} {
+		if r := rt.do("GET", path, ""); r.status != 200 || r.raw != want {
+			t.Errorf("%s: %d %q", path, r.status, r.raw)
+		}
+	}
+	for path, status := range map[string]int{
+		"/leak.txt": 403, "/leakdir/secret.txt": 403, "/leakdir/": 403, "/sub/up.txt": 403, "/passwd": 403,
+		"/../../etc/passwd": 404, "/%2e%2e/secret.txt": 404, "/listed/": 404, "/listed": 404, "/sub": 404,
+	} {
+		r := rt.do("GET", path, "")
+		if r.status != status || strings.Contains(r.raw, "secret") || strings.Contains(r.raw, "root:") || strings.Contains(r.raw, "a.txt") {
+			t.Errorf("%s: %d %q, want %d", path, r.status, r.raw, status)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600); err == nil {
+		done := make(chan resp, 1)
+		go func() { done <- rt.do("GET", "/fifo", "") }()
+		if r := recv(t, done, 5*time.Second); r.status != 403 {
+			t.Errorf("fifo: %d %q", r.status, r.raw)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package relay
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"sort"
 	"time"
@@ -228,11 +230,14 @@ func (s *Server) checkIn(body object) ([]*command, *hold) {
 		if !ok {
 			continue
 		}
-		delivered = true
 		c := st.byToken[token]
-		if c == nil {
-			continue // unknown, repeated, or late after a timeout
+		// Only the page the command was handed to may answer it: a token is a
+		// secret between the relay and that page, and a result from anyone else
+		// is ignored like an unknown one.
+		if c == nil || !c.pickedUp || c.pickedBy != id {
+			continue // unknown, repeated, late after a timeout, or not this page's
 		}
+		delivered = true
 		outcome, _ := entry.get("outcome")
 		s.settle(c, outcomeReply(c, outcome, id, now))
 	}
@@ -497,7 +502,7 @@ func (s *Server) enqueue(id string, input any, hasInput bool, target string) (*c
 	}
 	st.seq++
 	c := &command{
-		token:    fmt.Sprintf("c%d-%d", st.seq, now),
+		token:    newToken(st.seq),
 		id:       id,
 		input:    input,
 		hasInput: hasInput,
@@ -633,6 +638,15 @@ func projectExtensions(snapshot object) object {
 		ext.set(id, data)
 	}
 	return ext
+}
+
+// newToken is a command token: "c<seq>-" and 128 random bits. The reporter treats
+// tokens as opaque strings (spec §3.6), and a token is what a check-in must show to
+// answer a command, so it must not be guessable (upstream's is c<seq>-<ms>).
+func newToken(seq int64) string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go ≥ 1.24)
+	return fmt.Sprintf("c%d-%s", seq, hex.EncodeToString(b[:]))
 }
 
 // quote is the upstream's "${x}": plain quotes, nothing escaped.

@@ -1,0 +1,178 @@
+package relay
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/testbrowser"
+)
+
+// The tests in this file drive the fixture app (testdata/toolbar: the upstream
+// reporter's behaviour) in the test binary's shared headless Chromium, served by a
+// relay that really listens (Serve, with its own listener and limits).
+
+func TestMain(m *testing.M) { os.Exit(testbrowser.Releasing(m).Run()) }
+
+var fixtureDir = filepath.Join("..", "..", "testdata", "toolbar")
+
+// servedRelay is a relay running Serve on a real loopback listener.
+type servedRelay struct {
+	*relayT
+	stop func() // cancels Serve and waits for it to return
+}
+
+// serveRelay starts Serve with opts (Listen defaults to 127.0.0.1:0, Static to the
+// fixture app) and stops it when the test ends.
+func serveRelay(t *testing.T, opts Options) *servedRelay {
+	t.Helper()
+	opts.Listen = cmp.Or(opts.Listen, "127.0.0.1:0")
+	if opts.Upstream == "" {
+		opts.Static = cmp.Or(opts.Static, fixtureDir)
+	}
+	s, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, err := s.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx) }()
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		select {
+		case err := <-served:
+			if err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Errorf("Serve did not return")
+		}
+	}
+	t.Cleanup(stop)
+	return &servedRelay{relayT: &relayT{t: t, s: s, url: "http://" + addr.String()}, stop: stop}
+}
+
+// tab is one page of the fixture app in the shared browser.
+type tab struct {
+	t        *testing.T
+	id       string
+	conn     *cdp.Conn
+	closed   bool
+	browser  *testbrowser.Browser
+	reporter string
+}
+
+// openFixture opens the fixture app from rt with the query knobs (reporterId is
+// set to a fresh one unless given) and waits until its first check-in is in.
+func openFixture(t *testing.T, rt *relayT, knobs string) *tab {
+	t.Helper()
+	bins := testbrowser.Find()
+	b := testbrowser.Shared(t, cmp.Or(bins.Chrome, bins.Preferred()))
+	q, _ := url.ParseQuery(knobs)
+	if q.Get("reporterId") == "" {
+		q.Set("reporterId", "page-"+strings.ReplaceAll(t.Name(), "/", "-")+"-"+time.Now().Format("150405.000000"))
+	}
+	info := devtools(t, "PUT", b.Endpoint+"/json/new?"+rt.url+"/index.html?"+q.Encode())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := cdp.Dial(ctx, info["webSocketDebuggerUrl"].(string), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := &tab{t: t, id: info["id"].(string), conn: conn, browser: b, reporter: q.Get("reporterId")}
+	t.Cleanup(tb.close)
+	deadline := time.Now().Add(15 * time.Second)
+	for !tb.checkedIn(rt) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the fixture page never checked in: %s", tb.eval(`JSON.stringify(window.__fixture && __fixture.stats())`))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return tb
+}
+
+func (tb *tab) checkedIn(rt *relayT) bool {
+	rt.s.mu.Lock()
+	defer rt.s.mu.Unlock()
+	sl := rt.s.state.slots[tb.reporter]
+	return sl != nil && sl.snap != nil
+}
+
+// eval evaluates expr in the page (promises awaited) and returns the JSON of its value.
+func (tb *tab) eval(expr string) string {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var res struct {
+		Result struct {
+			Value json.RawMessage `json:"value"`
+		} `json:"result"`
+		ExceptionDetails json.RawMessage `json:"exceptionDetails"`
+	}
+	err := tb.conn.Call(ctx, "", "Runtime.evaluate", map[string]any{
+		"expression": expr, "returnByValue": true, "awaitPromise": true,
+	}, &res)
+	if err != nil {
+		tb.t.Fatalf("eval %s: %v", expr, err)
+	}
+	if res.ExceptionDetails != nil {
+		tb.t.Fatalf("eval %s threw: %s", expr, res.ExceptionDetails)
+	}
+	return string(res.Result.Value)
+}
+
+// stats is the page's own record of its reporter (__fixture.stats()).
+func (tb *tab) stats() map[string]any {
+	tb.t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal([]byte(tb.eval(`__fixture.stats()`)), &v); err != nil {
+		tb.t.Fatal(err)
+	}
+	return v
+}
+
+// close closes the tab (idempotent).
+func (tb *tab) close() {
+	if tb.closed {
+		return
+	}
+	tb.closed = true
+	tb.conn.Close()
+	devtools(tb.t, "GET", tb.browser.Endpoint+"/json/close/"+tb.id)
+}
+
+// Issue 10.10: bound to another loopback address, the relay accepts that address
+// as a Host (the page opened at http://127.0.0.2:PORT checks in), and still refuses
+// the other 127/8 addresses.
+func TestListenOnAnotherLoopbackAddress(t *testing.T) {
+	rt := serveRelay(t, Options{Listen: "127.0.0.2:0"})
+	host := strings.TrimPrefix(rt.url, "http://")
+	if !strings.HasPrefix(host, "127.0.0.2:") {
+		t.Fatalf("listening on %s", host)
+	}
+	tb := openFixture(t, rt.relayT, "")
+	if st := tb.stats(); st["lastStatus"] != 200.0 || st["ok"].(float64) < 1 {
+		t.Fatalf("the page's check-ins: %v", st)
+	}
+	r := rt.do("GET", "/__dev-toolbar/state?reporter="+tb.reporter, "", "Host", host, "Origin", "http://"+host)
+	if r.status != 200 || r.field("connection", "connected") != true {
+		t.Fatalf("%d %.300s", r.status, r.raw)
+	}
+	expectReason(t, rt.do("GET", "/__dev-toolbar/state", "", "Host", "127.0.0.3:"+strings.Split(host, ":")[1]), 403, "non-loopback-host")
+}
