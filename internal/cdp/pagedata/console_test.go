@@ -14,7 +14,6 @@ type pageRecord struct {
 	Level, Text string
 }
 
-
 func find(msgs []ConsoleMessage, text string) *ConsoleMessage {
 	for i := range msgs {
 		if strings.Contains(msgs[i].Text, text) {
