@@ -162,6 +162,16 @@ var exitMeaning = []struct {
 // reasonMeaning is the one-line meaning of every reason in output.Reasons(). A
 // reason added to internal/output needs a line here (TestDocs fails without one).
 var reasonMeaning = map[string]string{
+	"console-errors":      "the tab's console holds messages at or above the --fail-on level",
+	"network-failures":    "the tab made requests that failed (4xx, 5xx or a network error)",
+	"storage-unavailable": "the document may not use web storage (an opaque origin)",
+	"storage-failed":      "the browser refused to store the value (quota)",
+	"cookie-rejected":     "the browser refused the cookie (its value is never shown)",
+	"pdf-unavailable":     "this browser cannot print to PDF (a headed Chrome)",
+	"not-dropped":         "a drag ended without the drop reaching the target",
+	"no-history-entry":    "the tab has no history entry to go back or forward to",
+	"no-such-key":         "the storage area has no such key",
+	"no-such-cookie":      "no cookie of that name for the URL",
 	// 1
 	"failed":                           "an error without a more specific reason; the message says what happened",
 	"threw":                            "the page's command threw or refused its input (relay 422); `error` is the page's message, `errorName` its class",

@@ -77,11 +77,7 @@ func (s *Session) OpenURL(ctx context.Context, o OpenOptions) (*OpenResult, erro
 		}
 		if !p.Owned {
 			p.Close()
-			e := output.Errorf("not-owned", "tab %s was not opened by dtb; dtb navigates only its own tabs (open a new tab instead)", tabName(p.ID, p.Alias)).With("tab", p.ID)
-			if p.Alias != "" {
-				e.With("alias", p.Alias)
-			}
-			return nil, e
+			return nil, NotOwned(p)
 		}
 		page = p
 		if t := s.state.Tabs[p.ID]; t != nil {

@@ -3,6 +3,7 @@ package interact
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
@@ -158,21 +159,9 @@ func (p *Page) Upload(ctx context.Context, loc Locator, paths []string, settle S
 // inputObject is the objectId of the file input an outcome acted on (the
 // located element, or the input of a located label).
 func (p *Page) inputObject(ctx context.Context, loc Locator, out *outcome) (string, error) {
-	if out.obj != "" {
-		r, err := p.call(ctx, out.frame, out.obj, map[string]any{"op": "refElement", "control": true}, byObject)
-		if err != nil {
-			return "", err
-		}
-		return r.ObjectID, nil
-	}
-	l := loc
-	l.Nth = NoNth
-	r, err := p.call(ctx, out.frame, "", map[string]any{"op": "element", "loc": l, "need": needAny, "pick": out.local, "control": true}, byObject)
-	if err != nil {
-		return "", err
-	}
-	if r.Subtype != "node" {
+	obj, err := p.outcomeObject(ctx, loc, out, true)
+	if errors.Is(err, errGone) {
 		return "", output.Errorf("upload-failed", "the file input moved while uploading; try again")
 	}
-	return r.ObjectID, nil
+	return obj, err
 }

@@ -1,0 +1,451 @@
+// Package pagedata reads and changes what a tab keeps about itself: its console
+// and uncaught exceptions, the requests it made, its cookies and its web
+// storage. Every reader works on a fresh connection made after the fact, so it
+// reports what the browser kept before dtb attached (see docs/ci.md).
+package pagedata
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/output"
+)
+
+// Levels, lowest first. A filter or a gate at a level takes that level and
+// every level above it.
+var levels = []string{"debug", "info", "warning", "error"}
+
+// ParseLevel validates a --level or --fail-on value ("warn" and "log" are
+// accepted for warning and info).
+func ParseLevel(s, flag string) (string, error) {
+	l := strings.ToLower(strings.TrimSpace(s))
+	if alias, ok := map[string]string{"warn": "warning", "log": "info", "verbose": "debug"}[l]; ok {
+		l = alias
+	}
+	if levelRank(l) >= 0 {
+		return l, nil
+	}
+	return "", output.Usage("%s must be one of %s, not %q", flag, strings.Join(levels, ", "), s)
+}
+
+func levelRank(l string) int {
+	for i, x := range levels {
+		if x == l {
+			return i
+		}
+	}
+	return -1
+}
+
+// ConsoleMessage is one console message, uncaught exception or browser log
+// entry of the tab.
+type ConsoleMessage struct {
+	Level string `json:"level"` // debug, info, warning, error
+	// Source: console (a console.* call), exception (uncaught, or a promise
+	// rejection nobody handled), or the browser's own log: network, violation,
+	// intervention, deprecation, security, javascript, other …
+	Source string `json:"source"`
+	// Type is the console method (log, warning, error, assert, table …) or,
+	// for an exception, "exception".
+	Type   string `json:"type"`
+	Text   string `json:"text"`
+	URL    string `json:"url,omitempty"`
+	Line   int    `json:"line,omitempty"`   // 1-based
+	Column int    `json:"column,omitempty"` // 1-based
+	Time   string `json:"time"`             // RFC 3339, UTC, milliseconds
+	Stack  string `json:"stack,omitempty"`  // exceptions (and console.trace/assert)
+
+	at          time.Time
+	exceptionID int
+}
+
+// ConsoleOptions filter and extend ReadConsole.
+type ConsoleOptions struct {
+	Level string        // the lowest level kept ("" keeps all)
+	Since time.Duration // only messages this recent (0: all)
+	Wait  time.Duration // keep listening this long for new messages
+	Clear bool          // empty the browser's buffers after reading
+}
+
+// ConsoleResult is what `dtb console` prints.
+type ConsoleResult struct {
+	Tab      cdp.TabRef       `json:"tab"`
+	URL      string           `json:"url"`
+	Count    int              `json:"count"`
+	Counts   map[string]int   `json:"counts"` // per level, before --level and --since
+	Messages []ConsoleMessage `json:"messages"`
+	Cleared  bool             `json:"cleared,omitempty"`
+}
+
+// replayIdle is how long the reader waits for the next replayed message once
+// the browser answered the enable calls: every replayed message was sent
+// before the answer, so this is only goroutine hand-over.
+const replayIdle = 40 * time.Millisecond
+
+// ReadConsole collects the tab's console: the messages the browser kept
+// (V8 replays its stored console calls and exceptions when the Runtime domain
+// is enabled on a new session, Blink its log entries when the Log domain is),
+// then, with o.Wait, the new ones for that long.
+func ReadConsole(ctx context.Context, p *cdp.Page, o ConsoleOptions) (*ConsoleResult, error) {
+	var since time.Time
+	if o.Since > 0 {
+		since = time.Now().Add(-o.Since)
+	}
+	events, cancel := p.Events("*")
+	defer cancel()
+	for _, m := range []string{"Log.enable", "Runtime.enable"} {
+		if err := p.Call(ctx, m, nil, nil); err != nil {
+			return nil, cdp.WrapCDP(ctx, err, "reading the console")
+		}
+	}
+	c := &collector{byException: map[int]int{}}
+	idle := time.NewTimer(replayIdle)
+	defer idle.Stop()
+	var waitEnd <-chan time.Time
+replay:
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return nil, output.Errorf("torn-down", "the tab went away while reading its console").With("tab", p.ID)
+			}
+			c.add(ev)
+			if waitEnd == nil {
+				idle.Reset(replayIdle)
+			}
+		case <-idle.C:
+			if o.Wait <= 0 {
+				break replay
+			}
+			waitEnd = time.After(o.Wait)
+		case <-waitEnd:
+			break replay
+		case <-ctx.Done():
+			return nil, output.Wrap("timeout", ctx.Err(), "reading the console")
+		}
+	}
+	res := &ConsoleResult{Tab: cdp.TabRef{ID: p.ID, Alias: p.Alias}, Counts: map[string]int{}, Messages: []ConsoleMessage{}}
+	if raw, err := p.Evaluate(ctx, "location.href", false); err == nil {
+		json.Unmarshal(raw, &res.URL)
+	}
+	if o.Clear {
+		for _, m := range []string{"Runtime.discardConsoleEntries", "Log.clear"} {
+			if err := p.Call(ctx, m, nil, nil); err != nil {
+				return nil, cdp.WrapCDP(ctx, err, "clearing the console")
+			}
+		}
+		res.Cleared = true
+	}
+	msgs := c.messages()
+	min := levelRank(o.Level)
+	for _, m := range msgs {
+		res.Counts[m.Level]++
+		if levelRank(m.Level) < min || (!since.IsZero() && m.at.Before(since)) {
+			continue
+		}
+		res.Messages = append(res.Messages, m)
+	}
+	for _, l := range levels {
+		res.Counts[l] += 0
+	}
+	res.Count = len(res.Messages)
+	return res, nil
+}
+
+// FailOn is the console-errors error when any message of r is at or above
+// level, nil otherwise. The error names the first few offending messages.
+func (r *ConsoleResult) FailOn(level string) error {
+	var bad []ConsoleMessage
+	for _, m := range r.Messages {
+		if levelRank(m.Level) >= levelRank(level) {
+			bad = append(bad, m)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	first := bad[0]
+	e := output.Errorf("console-errors", "%d console message(s) at level %s or above; first: %s", len(bad), level, oneLine(first.Text, 200)).
+		With("count", len(bad)).With("level", level).With("url", r.URL).With("tab", r.Tab.ID)
+	shown := bad
+	if len(shown) > 10 {
+		shown = shown[:10]
+	}
+	e.With("messages", shown)
+	return e
+}
+
+func oneLine(s string, n int) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// collector turns CDP events into messages, in arrival order.
+type collector struct {
+	list        []ConsoleMessage
+	byException map[int]int // exceptionId → index in list
+	revoked     map[int]bool
+}
+
+type callFrame struct {
+	FunctionName string `json:"functionName"`
+	URL          string `json:"url"`
+	LineNumber   int    `json:"lineNumber"`
+	ColumnNumber int    `json:"columnNumber"`
+}
+
+type stackTrace struct {
+	CallFrames []callFrame `json:"callFrames"`
+}
+
+// format renders a stack as V8 does ("    at fn (url:line:col)").
+func (s *stackTrace) format() string {
+	if s == nil {
+		return ""
+	}
+	var b strings.Builder
+	for i, f := range s.CallFrames {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		loc := fmt.Sprintf("%s:%d:%d", f.URL, f.LineNumber+1, f.ColumnNumber+1)
+		if f.FunctionName != "" {
+			fmt.Fprintf(&b, "    at %s (%s)", f.FunctionName, loc)
+		} else {
+			fmt.Fprintf(&b, "    at %s", loc)
+		}
+	}
+	return b.String()
+}
+
+type remoteObject struct {
+	Type                string          `json:"type"`
+	Subtype             string          `json:"subtype"`
+	ClassName           string          `json:"className"`
+	Value               json.RawMessage `json:"value"`
+	UnserializableValue string          `json:"unserializableValue"`
+	Description         string          `json:"description"`
+}
+
+// String is the object as the console shows it in one line of text.
+func (o remoteObject) String() string {
+	switch {
+	case o.Type == "string":
+		var s string
+		json.Unmarshal(o.Value, &s)
+		return s
+	case o.Type == "undefined":
+		return "undefined"
+	case o.Subtype == "null":
+		return "null"
+	case o.UnserializableValue != "":
+		return o.UnserializableValue
+	case o.Description != "":
+		return o.Description
+	case len(o.Value) > 0:
+		return string(o.Value)
+	}
+	return o.Type
+}
+
+// timeLayout is RFC 3339 with milliseconds.
+const timeLayout = "2006-01-02T15:04:05.000Z07:00"
+
+func msTime(ms float64) time.Time { return time.UnixMicro(int64(ms * 1000)).UTC() }
+
+func (c *collector) add(ev cdp.Event) {
+	switch ev.Method {
+	case "Runtime.consoleAPICalled":
+		var e struct {
+			Type       string         `json:"type"`
+			Args       []remoteObject `json:"args"`
+			Timestamp  float64        `json:"timestamp"`
+			StackTrace *stackTrace    `json:"stackTrace"`
+		}
+		if json.Unmarshal(ev.Params, &e) != nil {
+			return
+		}
+		m := ConsoleMessage{Level: consoleLevel(e.Type), Source: "console", Type: e.Type, Text: formatArgs(e.Args), at: msTime(e.Timestamp)}
+		if e.Type == "assert" && m.Text == "" {
+			m.Text = "Assertion failed"
+		}
+		if e.StackTrace != nil && len(e.StackTrace.CallFrames) > 0 {
+			f := e.StackTrace.CallFrames[0]
+			m.URL, m.Line, m.Column = f.URL, f.LineNumber+1, f.ColumnNumber+1
+			if e.Type == "trace" || e.Type == "assert" {
+				m.Stack = e.StackTrace.format()
+			}
+		}
+		c.push(m)
+	case "Runtime.exceptionThrown":
+		var e struct {
+			Timestamp        float64 `json:"timestamp"`
+			ExceptionDetails struct {
+				ExceptionID  int           `json:"exceptionId"`
+				Text         string        `json:"text"`
+				LineNumber   int           `json:"lineNumber"`
+				ColumnNumber int           `json:"columnNumber"`
+				URL          string        `json:"url"`
+				StackTrace   *stackTrace   `json:"stackTrace"`
+				Exception    *remoteObject `json:"exception"`
+			} `json:"exceptionDetails"`
+		}
+		if json.Unmarshal(ev.Params, &e) != nil {
+			return
+		}
+		d := e.ExceptionDetails
+		m := ConsoleMessage{Level: "error", Source: "exception", Type: "exception", URL: d.URL, Line: d.LineNumber + 1, Column: d.ColumnNumber + 1, at: msTime(e.Timestamp), exceptionID: d.ExceptionID}
+		text := d.Text
+		if d.Exception != nil {
+			desc := d.Exception.String()
+			first, stack, _ := strings.Cut(desc, "\n")
+			if text == "" {
+				text = first
+			} else {
+				text += " " + first
+			}
+			m.Stack = strings.TrimRight(stack, "\n")
+		}
+		if m.Stack == "" {
+			m.Stack = d.StackTrace.format()
+		}
+		m.Text = text
+		if d.URL == "" && d.StackTrace != nil && len(d.StackTrace.CallFrames) > 0 {
+			f := d.StackTrace.CallFrames[0]
+			m.URL, m.Line, m.Column = f.URL, f.LineNumber+1, f.ColumnNumber+1
+		}
+		c.byException[d.ExceptionID] = len(c.list)
+		c.push(m)
+	case "Runtime.exceptionRevoked":
+		// A rejection reported as unhandled got a handler later.
+		var e struct {
+			ExceptionID int `json:"exceptionId"`
+		}
+		if json.Unmarshal(ev.Params, &e) == nil {
+			if c.revoked == nil {
+				c.revoked = map[int]bool{}
+			}
+			c.revoked[e.ExceptionID] = true
+		}
+	case "Log.entryAdded":
+		var e struct {
+			Entry struct {
+				Source     string      `json:"source"`
+				Level      string      `json:"level"`
+				Text       string      `json:"text"`
+				Timestamp  float64     `json:"timestamp"`
+				URL        string      `json:"url"`
+				LineNumber *int        `json:"lineNumber"`
+				StackTrace *stackTrace `json:"stackTrace"`
+			} `json:"entry"`
+		}
+		if json.Unmarshal(ev.Params, &e) != nil {
+			return
+		}
+		en := e.Entry
+		lvl := en.Level
+		if lvl == "verbose" {
+			lvl = "debug"
+		}
+		m := ConsoleMessage{Level: lvl, Source: en.Source, Type: en.Level, Text: en.Text, URL: en.URL, at: msTime(en.Timestamp)}
+		if en.LineNumber != nil {
+			m.Line = *en.LineNumber + 1
+		}
+		c.push(m)
+	}
+}
+
+func (c *collector) push(m ConsoleMessage) {
+	m.Time = m.at.Format(timeLayout)
+	c.list = append(c.list, m)
+}
+
+// messages are the collected messages in time order, revoked rejections left out.
+func (c *collector) messages() []ConsoleMessage {
+	out := make([]ConsoleMessage, 0, len(c.list))
+	for _, m := range c.list {
+		if m.Source == "exception" && c.revoked[m.exceptionID] {
+			continue
+		}
+		out = append(out, m)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].at.Before(out[j].at) })
+	return out
+}
+
+// consoleLevel maps a console method to its level as DevTools shows it.
+func consoleLevel(typ string) string {
+	switch typ {
+	case "debug":
+		return "debug"
+	case "warning":
+		return "warning"
+	case "error", "assert":
+		return "error"
+	}
+	return "info"
+}
+
+// formatArgs joins console arguments as the console prints them, applying
+// the format specifiers of a leading string (%s %d %i %f %o %O %c %%).
+func formatArgs(args []remoteObject) string {
+	if len(args) == 0 {
+		return ""
+	}
+	var parts []string
+	rest := args
+	if args[0].Type == "string" {
+		format := args[0].String()
+		rest = args[1:]
+		var b strings.Builder
+		for i := 0; i < len(format); i++ {
+			ch := format[i]
+			if ch != '%' || i+1 >= len(format) {
+				b.WriteByte(ch)
+				continue
+			}
+			spec := format[i+1]
+			switch spec {
+			case '%':
+				b.WriteByte('%')
+				i++
+			case 's', 'd', 'i', 'f', 'o', 'O', 'c':
+				i++
+				if len(rest) == 0 {
+					b.WriteByte('%')
+					b.WriteByte(spec)
+					continue
+				}
+				arg := rest[0]
+				rest = rest[1:]
+				switch spec {
+				case 'c': // CSS: no text
+				case 'd', 'i':
+					if f, err := strconv.ParseFloat(arg.String(), 64); err == nil {
+						b.WriteString(strconv.FormatInt(int64(f), 10))
+					} else {
+						b.WriteString("NaN")
+					}
+				default:
+					b.WriteString(arg.String())
+				}
+			default:
+				b.WriteByte(ch)
+			}
+		}
+		parts = append(parts, b.String())
+	}
+	for _, a := range rest {
+		parts = append(parts, a.String())
+	}
+	return strings.Join(parts, " ")
+}
