@@ -28,7 +28,15 @@ Examples:
 				return nil, err
 			}
 			defer done()
-			return t.Commands(c.Context)
+			doc, err := t.Commands(c.Context)
+			if err != nil {
+				return nil, err
+			}
+			// Like dtb state: say when the list comes from a stale or ambiguous page.
+			if err := warnConnection(c, inv, doc, false, false); err != nil {
+				return nil, err
+			}
+			return doc, nil
 		})),
 	})
 }

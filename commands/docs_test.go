@@ -214,8 +214,10 @@ var reasonMeaning = map[string]string{
 	"no-such-file":      "a local file given on the command line does not exist",
 	"no-such-workspace": "no workspace with this name",
 	"no-such-instance":  "no toolbar instance with this id on the page",
+	"no-such-reporter":  "--reporter names no page that reports to the relay (`reporterIds` lists the known ones when the relay can)",
 	// 4
-	"timeout": "a deadline passed: --timeout, --until, or the relay's own 10 s command deadline (relay 504, `pickedUp` says whether the page took the command)",
+	"page-busy": "the page is running another command (`connection.busy`: its id and age) and sends no check-ins until it finishes; retry when it is done",
+	"timeout":   "a deadline passed: --timeout, --until, or the relay's own 10 s command deadline (relay 504, `pickedUp` says whether the page took the command)",
 	// 5
 	"no-page-connected": "no page reports to the relay, or its last check-in is too old (relay 503)",
 	"relay-unreachable": "nothing answers at the relay URL (connection refused, DNS)",
@@ -239,6 +241,8 @@ var reasonMeaning = map[string]string{
 	"ambiguous-match":     "the locator matches several elements",
 	"ambiguous-reporters": "with --strict: several pages report to the relay; pick one with --reporter",
 	"ambiguous-tab":       "the tab id prefix matches several tabs",
+	"ambiguous-relay":     "no relay was named, the default does not answer, and relays answer on several usual loopback ports (`relays`): pick one with --relay",
+	"wrong-reporter":      "--reporter names a page the relay cannot target: it keeps one slot and ignores ?reporter= (the upstream middleware), and another page's snapshot is stored or another page ran the command (`ranIn`); close the other tabs or use `dtb relay`",
 	// 130
 	"interrupted": "interrupted by Ctrl-C or SIGTERM",
 }

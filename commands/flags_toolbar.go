@@ -1,11 +1,17 @@
 package commands
 
 import (
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/relay"
 	"github.com/dtb-cli/dtb/internal/relayclient"
 	"github.com/dtb-cli/dtb/internal/toolbar"
 )
@@ -61,5 +67,36 @@ func toolbarTransport(c *cli.Context, inv *invocation, timeout time.Duration) (t
 	if err != nil {
 		return nil, nil, err
 	}
+	if !c.IsSet("relay") {
+		client.SetDiscovery(relayclient.Discovery{Ports: relayCandidatePorts(), Found: func(from, to string) {
+			inv.printer.Warn("relay-found", fmt.Sprintf("no relay at %s; using the one that answers at %s (set --relay or DTB_RELAY to choose)", from, to), map[string]any{"relay": to})
+		}})
+	}
 	return &toolbar.Relay{Client: client, Reporter: c.String("reporter")}, func() {}, nil
+}
+
+// testRelayPortsEnv replaces the ports dtb looks for a relay on; for tests only
+// (docs/relay.md), so that a test does not depend on what else listens on the
+// machine's usual ports.
+const testRelayPortsEnv = "DTB_TEST_RELAY_PORTS"
+
+// relayCandidatePorts are where dtb looks for a relay when none was named and the
+// default does not answer: the usual dev-server ports and dtb relay's own default.
+func relayCandidatePorts() []int {
+	if v, ok := os.LookupEnv(testRelayPortsEnv); ok {
+		var ports []int
+		for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
+			if p, err := strconv.Atoi(f); err == nil {
+				ports = append(ports, p)
+			}
+		}
+		return ports
+	}
+	ports := append([]int(nil), relayclient.CommonPorts...)
+	if _, p, err := net.SplitHostPort(relay.DefaultListen); err == nil {
+		if n, err := strconv.Atoi(p); err == nil {
+			ports = append(ports, n)
+		}
+	}
+	return ports
 }

@@ -62,14 +62,17 @@ func runState(c *cli.Context, inv *invocation) (any, error) {
 	} else if doc, err = t.State(c.Context); err != nil {
 		return nil, err
 	}
-	if err := warnConnection(inv, doc, c.Bool("fresh"), c.Bool("strict")); err != nil {
+	if err := warnConnection(c, inv, doc, c.Bool("fresh"), c.Bool("strict")); err != nil {
 		return nil, err
 	}
 	return doc, nil
 }
 
-func warnConnection(inv *invocation, doc []byte, fresh, strict bool) error {
-	warns, err := toolbar.CheckConnection(doc, fresh, strict)
+// warnConnection tells the user on stderr what the connection object says about a
+// state or commands document (stale, ambiguous, busy), or fails with --fresh and
+// --strict.
+func warnConnection(c *cli.Context, inv *invocation, doc []byte, fresh, strict bool) error {
+	warns, err := toolbar.CheckConnection(doc, fresh, strict, c.String("reporter"))
 	if err != nil {
 		return err
 	}

@@ -75,8 +75,10 @@ var reasonExit = map[string]int{
 	"no-such-file":      ExitNotFound,
 	"no-such-workspace": ExitNotFound,
 	"no-such-instance":  ExitNotFound,
+	"no-such-reporter":  ExitNotFound,
 	// 4: timeout
-	"timeout": ExitTimeout,
+	"timeout":   ExitTimeout,
+	"page-busy": ExitTimeout,
 	// 5: not connected
 	"no-page-connected": ExitNotConnect,
 	"relay-unreachable": ExitNotConnect,
@@ -100,6 +102,8 @@ var reasonExit = map[string]int{
 	"ambiguous-match":     ExitAmbiguous,
 	"ambiguous-reporters": ExitAmbiguous,
 	"ambiguous-tab":       ExitAmbiguous,
+	"ambiguous-relay":     ExitAmbiguous,
+	"wrong-reporter":      ExitAmbiguous,
 	// 130
 	"interrupted": ExitInterrupted,
 }

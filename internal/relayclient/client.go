@@ -35,8 +35,9 @@ const maxBody = 64 << 20
 
 // Client talks to one relay.
 type Client struct {
-	base *url.URL
-	http *http.Client
+	base      *url.URL
+	http      *http.Client
+	discovery *Discovery // nil: the base is the user's choice, no looking elsewhere
 }
 
 // New returns a client for the relay at base (scheme://host[:port][/path]).
@@ -51,7 +52,8 @@ func New(base string, timeout time.Duration) (*Client, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, output.Usage("--relay must be an http(s) URL such as http://localhost:5173, got %q", base)
 	}
-	u.Path = strings.TrimRight(u.Path, "/")
+	u.Path = trimRoutes(strings.TrimRight(u.Path, "/"))
+	u.RawPath = ""
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
@@ -60,6 +62,17 @@ func New(base string, timeout time.Duration) (*Client, error) {
 
 // Base is the relay URL the client talks to.
 func (c *Client) Base() string { return c.base.String() }
+
+// trimRoutes drops the route prefix (and a route) from a --relay URL copied from
+// the upstream docs (http://localhost:5173/__dev-toolbar): it names the same relay.
+func trimRoutes(path string) string {
+	for _, route := range []string{"/state", "/commands", ""} {
+		if p, ok := strings.CutSuffix(path, Prefix+route); ok {
+			return strings.TrimRight(p, "/")
+		}
+	}
+	return path
+}
 
 func (c *Client) url(route, reporter string) string {
 	u := *c.base
@@ -95,8 +108,29 @@ func (c *Client) Run(ctx context.Context, id string, input json.RawMessage, repo
 }
 
 // do performs one request and returns the body of a 2xx relay answer; mustHave is
-// a key that proves the body is the relay's JSON and not something else's.
+// a key that proves the body is the relay's JSON and not something else's. When
+// the base is not a relay and discovery is on, it finds one (once) and asks it:
+// nothing reached a page the first time, so asking again is safe.
 func (c *Client) do(ctx context.Context, method, route, reporter string, body []byte, mustHave string) (json.RawMessage, error) {
+	data, err := c.once(ctx, method, route, reporter, body, mustHave)
+	if err == nil || c.discovery == nil || !discoverable(err) {
+		return data, err
+	}
+	d := c.discovery
+	c.discovery = nil
+	found, err := c.discover(ctx, d.Ports, err)
+	if err != nil {
+		return nil, err
+	}
+	from := c.base.String()
+	c.base = found
+	if d.Found != nil {
+		d.Found(from, found.String())
+	}
+	return c.once(ctx, method, route, reporter, body, mustHave)
+}
+
+func (c *Client) once(ctx context.Context, method, route, reporter string, body []byte, mustHave string) (json.RawMessage, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -171,6 +205,7 @@ func relayError(status int, obj map[string]json.RawMessage) *output.Error {
 		e.With(k, v)
 	}
 	e.With("status", status)
+	explainBusy(e, obj)
 	return e
 }
 

@@ -156,20 +156,78 @@ func FindCommand(cmds []Command, id string) (*Command, error) {
 		ids[i] = c.ID
 	}
 	e := output.Errorf("unknown-command", "the page has no command %q (dtb commands lists %d)", id, len(cmds)).With("command", id)
-	if s := closest(id, ids); s != "" {
-		e.Message += fmt.Sprintf("; did you mean %q?", s)
-		e.With("suggestion", s)
+	if near := Nearest(id, ids, 3); len(near) > 0 {
+		e.Message += fmt.Sprintf("; did you mean %s?", quoteList(near))
+		e.With("suggestion", near[0]).With("suggestions", near)
 	}
 	return nil, e
 }
 
-func closest(id string, ids []string) string {
+// Nearest returns up to max of ids that id was probably meant to be, best first:
+// the same id in another case, ids it is a prefix or the last segments of
+// ("set" for theme.set), then ids within a few typing mistakes (edit distance
+// with transpositions: flags.sett, flag.set, falgs.set → flags.set).
+func Nearest(id string, ids []string, max int) []string {
+	lid := strings.ToLower(id)
+	limit := min(1+len([]rune(lid))/5, 4)
+	type cand struct {
+		id    string
+		score int
+	}
+	var cands []cand
 	for _, c := range ids {
-		if strings.EqualFold(c, id) || strings.HasPrefix(c, id) {
-			return c
+		lc := strings.ToLower(c)
+		score := -1
+		switch {
+		case lc == lid:
+			score = 0
+		case lid != "" && (strings.HasPrefix(lc, lid) || strings.HasSuffix(lc, "."+lid)):
+			score = 1
+		default:
+			if d := editDistance(lid, lc); d <= limit {
+				score = 1 + d
+			}
+		}
+		if score >= 0 {
+			cands = append(cands, cand{c, score})
 		}
 	}
-	return ""
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score < cands[j].score })
+	var out []string
+	for _, c := range cands {
+		if len(out) == max || (c.score > 0 && cands[0].score == 0) {
+			break // the same id in another case is the answer
+		}
+		out = append(out, c.id)
+	}
+	return out
+}
+
+// editDistance is the optimal string alignment distance: insertions, deletions,
+// substitutions and swaps of two neighbours each cost one.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev2 := make([]int, len(rb)+1)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(rb)]
 }
 
 // Check validates in against cmd's declared input fields and returns the input to
@@ -246,10 +304,24 @@ func checkValue(cmdID, name string, f Field, raw json.RawMessage, typed map[stri
 		return b, nil
 	}
 	hint := ""
-	if wasTyped && contains(types, "string") {
+	switch {
+	case got == "null":
+		// The schema has no way to say "null too" (a variant flag whose variants
+		// include null): the check follows the schema, the hint must not turn null
+		// into the string "null".
+		hint = fmt.Sprintf("; the declared fields do not allow null: omit %s to leave it unset, or, if the command takes null anyway", name)
+		if strings.Contains(strings.ToLower(f.Description), "null") {
+			hint = fmt.Sprintf("; the declared fields do not allow null, but the field's description mentions it (%q): if the command takes null here", f.Description)
+		}
+		hint += ", send it unchecked with --no-check"
+	case wasTyped && contains(types, "string"):
 		hint = fmt.Sprintf(" (write %s==%s to send it as a string)", name, text)
 	}
-	return nil, output.BadInput("%s: field %q must be %s, got %s %s%s", cmdID, name, strings.Join(types, " or "), got, raw, hint).With("field", name).With("command", cmdID)
+	gotText := got + " " + string(raw)
+	if got == "null" {
+		gotText = got
+	}
+	return nil, output.BadInput("%s: field %q must be %s, got %s%s", cmdID, name, strings.Join(types, " or "), gotText, hint).With("field", name).With("command", cmdID)
 }
 
 func jsonType(v any) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -108,6 +109,8 @@ const commandsDoc = `{"instanceId":"p","allowRun":true,"connection":{},"commands
    "contrast":{"type":"number"},
    "on":{"type":"boolean"}}}},
  {"id":"env.info","label":"Environment"},
+ {"id":"variant.set","label":"Set a variant","input":{"fields":{
+   "value":{"type":["boolean","string","number"],"description":"The value to force. `+"`null`"+` is refused unless the flag is a variant whose `+"`variants`"+` include it."}}}},
  {"id":"flags.toggle.new-header","label":"Toggle flag: New header"}
 ]}`
 
@@ -190,7 +193,8 @@ func TestCheckRefuses(t *testing.T) {
 		{"wrong type: forced JSON number for a string", "flags.set", []string{"key:=123"}, "key", []string{`"key"`, "must be string", "number"}},
 		{"wrong type in a JSON document", "flags.set", []string{`{"key":123}`}, "key", []string{`"key"`, "must be string"}},
 		{"polymorphic list refuses an array", "flags.set", []string{"key=a", "value:=[1]"}, "value", []string{`"value"`, "boolean or string or number", "array"}},
-		{"polymorphic list refuses null", "flags.set", []string{"key=a", "value=null"}, "value", []string{`"value"`, "null", "value==null"}},
+		{"polymorphic list refuses null, hinting --no-check", "flags.set", []string{"key=a", "value=null"}, "value", []string{`"value"`, "got null;", "do not allow null", "omit value", "--no-check"}},
+		{"null where the description allows it: --no-check, quoting it", "variant.set", []string{"value=null"}, "value", []string{"do not allow null", "description mentions it", "variants", "--no-check"}},
 		{"polymorphic list refuses an object", "flags.set", []string{"key=a", `value={"x":1}`}, "value", []string{`"value"`, "object"}},
 		{"enum: not a member", "theme.set", []string{"mode=purple"}, "mode", []string{`"mode"`, `"light", "dark", null`, `"purple"`}},
 		{"enum: number not a member", "theme.set", []string{"level=4"}, "level", []string{`"level"`, `1, 2, "3"`}},
@@ -211,6 +215,9 @@ func TestCheckRefuses(t *testing.T) {
 				t.Errorf("a refused input returned %s", got)
 			}
 			e := wantBadInput(t, err, tc.says...)
+			if strings.Contains(e.Message, "==null") {
+				t.Errorf("the hint sends null as the string \"null\": %s", e.Message)
+			}
 			if tc.field != "" {
 				if e.Details["field"] != tc.field {
 					t.Errorf("details field = %v, want %q", e.Details["field"], tc.field)
@@ -246,12 +253,18 @@ func TestFindCommand(t *testing.T) {
 }
 
 func TestCheckConnection(t *testing.T) {
-	doc := func(stale, ambiguous bool) json.RawMessage {
-		b, _ := json.Marshal(map[string]any{"x": 1, "connection": map[string]any{
-			"connected": !stale, "stale": stale, "ambiguous": ambiguous, "reporters": map[bool]int{true: 2, false: 1}[ambiguous], "ageMs": 4000,
-		}})
+	with := func(stale, ambiguous bool, extra map[string]any) json.RawMessage {
+		conn := map[string]any{
+			"connected": !stale, "stale": stale, "ambiguous": ambiguous, "reporters": map[bool]int{true: 2, false: 1}[ambiguous], "ageMs": 4000, "reporterId": "tab-b",
+		}
+		for k, v := range extra {
+			conn[k] = v
+		}
+		b, _ := json.Marshal(map[string]any{"x": 1, "connection": conn})
 		return b
 	}
+	doc := func(stale, ambiguous bool) json.RawMessage { return with(stale, ambiguous, nil) }
+	busy := map[string]any{"busy": map[string]any{"commandId": "demo.sleep", "ageMs": 4200}}
 	tests := []struct {
 		name          string
 		doc           json.RawMessage
@@ -259,19 +272,26 @@ func TestCheckConnection(t *testing.T) {
 		wantWarns     []string
 		wantErr       string
 		wantExit      int
+		reporter      string
 	}{
-		{"connected, single page", doc(false, false), true, true, nil, "", 0},
-		{"stale warns", doc(true, false), false, false, []string{"stale"}, "", 0},
-		{"stale with --fresh fails", doc(true, false), true, false, nil, "stale", 5},
-		{"ambiguous warns", doc(false, true), false, false, []string{"ambiguous"}, "", 0},
-		{"ambiguous with --strict fails", doc(false, true), false, true, nil, "ambiguous-reporters", 7},
-		{"both warn", doc(true, true), false, false, []string{"stale", "ambiguous"}, "", 0},
-		{"--fresh wins over --strict", doc(true, true), true, true, nil, "stale", 5},
-		{"no connection object", json.RawMessage(`{"x":1}`), true, true, nil, "", 0},
+		{"busy is connected, not stale, even with --fresh", with(true, false, busy), true, false, []string{"busy"}, "", 0, ""},
+		{"busy while connected warns", with(false, false, busy), false, false, []string{"busy"}, "", 0, ""},
+		{"busy of another shape still reads as busy", with(true, false, map[string]any{"busy": true}), true, false, []string{"busy"}, "", 0, ""},
+		{"busy null is not busy", with(true, false, map[string]any{"busy": nil}), true, false, nil, "stale", 5, ""},
+		{"the named page's snapshot is not ambiguous", doc(false, true), false, true, nil, "", 0, "tab-b"},
+		{"another page's snapshot still is", doc(false, true), false, true, nil, "ambiguous-reporters", 7, "tab-a"},
+		{"connected, single page", doc(false, false), true, true, nil, "", 0, ""},
+		{"stale warns", doc(true, false), false, false, []string{"stale"}, "", 0, ""},
+		{"stale with --fresh fails", doc(true, false), true, false, nil, "stale", 5, ""},
+		{"ambiguous warns", doc(false, true), false, false, []string{"ambiguous"}, "", 0, ""},
+		{"ambiguous with --strict fails", doc(false, true), false, true, nil, "ambiguous-reporters", 7, ""},
+		{"both warn", doc(true, true), false, false, []string{"stale", "ambiguous"}, "", 0, ""},
+		{"--fresh wins over --strict", doc(true, true), true, true, nil, "stale", 5, ""},
+		{"no connection object", json.RawMessage(`{"x":1}`), true, true, nil, "", 0, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			warns, err := CheckConnection(tc.doc, tc.fresh, tc.strict)
+			warns, err := CheckConnection(tc.doc, tc.fresh, tc.strict, tc.reporter)
 			if tc.wantErr != "" {
 				var e *output.Error
 				if !errors.As(err, &e) || e.Reason != tc.wantErr || e.ExitCode() != tc.wantExit {
@@ -429,4 +449,35 @@ func wantBadInput(t *testing.T, err error, says ...string) *output.Error {
 		}
 	}
 	return e
+}
+
+func TestNearest(t *testing.T) {
+	ids := []string{"flags.set", "flags.reset", "flags.toggle.new-header", "theme.set", "env.info", "demo.echo"}
+	tests := []struct {
+		id   string
+		want []string
+	}{
+		{"flags.sett", []string{"flags.set", "flags.reset"}},
+		{"flag.set", []string{"flags.set"}},
+		{"falgs.set", []string{"flags.set"}},
+		{"Flags.Set", []string{"flags.set"}},
+		{"flags.s", []string{"flags.set"}},
+		{"flags", []string{"flags.set", "flags.reset", "flags.toggle.new-header"}},
+		{"set", []string{"flags.set", "theme.set"}},
+		{"flags.toggle.newheader", []string{"flags.toggle.new-header"}},
+		{"env.ifno", []string{"env.info"}},
+		{"completely.different", nil},
+		{"x", nil},
+	}
+	for _, tc := range tests {
+		if got := Nearest(tc.id, ids, 3); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Nearest(%q) = %q, want %q", tc.id, got, tc.want)
+		}
+	}
+	list, _ := CommandList(json.RawMessage(commandsDoc))
+	_, err := FindCommand(list, "flag.set")
+	var e *output.Error
+	if !errors.As(err, &e) || e.Details["suggestion"] != "flags.set" || !strings.Contains(e.Message, `did you mean "flags.set"?`) {
+		t.Errorf("flag.set: %v %v", err, e.Details)
+	}
 }

@@ -23,31 +23,26 @@ type Transport interface {
 	Run(ctx context.Context, id string, input json.RawMessage) (json.RawMessage, error)
 }
 
-// Relay is the relay transport; Reporter, when set, targets one page.
-type Relay struct {
-	Client   *relayclient.Client
-	Reporter string
-}
-
-func (r *Relay) State(ctx context.Context) (json.RawMessage, error) {
-	return r.Client.State(ctx, r.Reporter)
-}
-
-func (r *Relay) Commands(ctx context.Context) (json.RawMessage, error) {
-	return r.Client.Commands(ctx, r.Reporter)
-}
-
-func (r *Relay) Run(ctx context.Context, id string, input json.RawMessage) (json.RawMessage, error) {
-	return r.Client.Run(ctx, id, input, r.Reporter)
-}
-
 // Connection is the part of the state's connection object dtb acts on.
 type Connection struct {
-	Connected bool  `json:"connected"`
-	Stale     bool  `json:"stale"`
-	Ambiguous bool  `json:"ambiguous"`
-	Reporters int   `json:"reporters"`
-	AgeMs     int64 `json:"ageMs"`
+	Connected  bool    `json:"connected"`
+	Stale      bool    `json:"stale"`
+	Ambiguous  bool    `json:"ambiguous"`
+	Reporters  int     `json:"reporters"`
+	AgeMs      int64   `json:"ageMs"`
+	ReporterID *string `json:"reporterId"`
+	// Busy is dtb relay's addition: the page is running a command (and sends no
+	// check-ins until it finishes). Absent from the upstream relay's answers.
+	Busy *relayclient.Busy `json:"busy,omitempty"`
+}
+
+// reporter is the id of the page whose snapshot the relay holds ("anonymous" for
+// a page without one, as the relay files it).
+func (c *Connection) reporter() string {
+	if c.ReporterID == nil || *c.ReporterID == "" {
+		return anonymous
+	}
+	return *c.ReporterID
 }
 
 // Warning is something the caller should tell the user on stderr.
@@ -56,24 +51,33 @@ type Warning struct {
 	Message string
 }
 
-// CheckConnection looks at a state document's connection: stale and ambiguous are
-// warnings, or failures when fresh / strict ask for it.
-func CheckConnection(doc json.RawMessage, fresh, strict bool) ([]Warning, error) {
+// CheckConnection looks at a state (or commands) document's connection: stale
+// and ambiguous are warnings, or failures when fresh / strict ask for it. A busy
+// page is connected: its state is the one from before the command it is running.
+// With reporter set, a document that is that page's is not ambiguous.
+func CheckConnection(doc json.RawMessage, fresh, strict bool, reporter string) ([]Warning, error) {
 	var s struct {
-		Connection *Connection `json:"connection"`
+		Connection *struct {
+			Connection
+			Busy json.RawMessage `json:"busy"`
+		} `json:"connection"`
 	}
 	if err := json.Unmarshal(doc, &s); err != nil || s.Connection == nil {
 		return nil, nil
 	}
-	c := s.Connection
+	c := s.Connection.Connection
+	c.Busy = relayclient.BusyOf(s.Connection.Busy)
 	var warns []Warning
-	if c.Stale {
+	switch {
+	case c.Busy != nil:
+		warns = append(warns, Warning{"busy", c.Busy.Describe() + "; the state is from before it started"})
+	case c.Stale:
 		if fresh {
 			return nil, output.Errorf("stale", "the page's last check-in is older than the relay's staleMs: the tab is probably closed or reloading (state is from %d ms ago)", c.AgeMs).With("connection", c)
 		}
 		warns = append(warns, Warning{"stale", "the state is stale: the page has not checked in recently (use --fresh to fail instead)"})
 	}
-	if c.Ambiguous {
+	if c.Ambiguous && (reporter == "" || c.reporter() != reporter) {
 		if strict {
 			return nil, output.Errorf("ambiguous-reporters", "%d pages report to this relay; the state may come from either (pick one with --reporter)", c.Reporters).With("connection", c)
 		}
@@ -128,7 +132,8 @@ func WaitFor(ctx context.Context, t Transport, pred *gojq.Code, args map[string]
 
 func retryable(err error) bool {
 	switch output.AsError(err).Reason {
-	case "no-page-connected", "relay-unreachable", "server-closing", "no-toolbar", "stale", "timeout", "torn-down", "no-browser", "browser-gone":
+	case "no-page-connected", "relay-unreachable", "server-closing", "no-toolbar", "stale", "timeout", "torn-down", "no-browser", "browser-gone",
+		"page-busy", "no-such-reporter", "wrong-reporter":
 		return true
 	}
 	return false

@@ -65,10 +65,17 @@ async (op, o) => {
     if (op === "run") {
       if (typeof h.runCommand !== "function") return answer({ failed: "run-not-allowed", instanceId: connection.instanceId });
       const started = performance.now();
-      const outcome = o.hasInput ? await h.runCommand(o.id, o.input) : await h.runCommand(o.id);
+      let outcome = o.hasInput ? await h.runCommand(o.id, o.input) : await h.runCommand(o.id);
       const waitedMs = Math.round(performance.now() - started);
       if (outcome === null || typeof outcome !== "object") {
         return answer({ failed: "no-outcome", command: o.id, waitedMs });
+      }
+      // As the reporter does (spec §3.6): an outcome that will not serialise (a
+      // BigInt result) is the command's failure, reported like any other outcome.
+      try {
+        JSON.stringify(outcome);
+      } catch (e) {
+        outcome = { ok: false, reason: "threw", error: "the result could not be serialised — " + String(e) };
       }
       return answer({ doc: { ...outcome, command: o.id, instanceId: connection.instanceId, via: "cdp", waitedMs } });
     }

@@ -1,0 +1,78 @@
+package relayclient
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/dtb-cli/dtb/internal/output"
+)
+
+// Busy says which command a busy page is running and for how long.
+type Busy struct {
+	CommandID string `json:"commandId,omitempty"`
+	AgeMs     int64  `json:"ageMs"`
+}
+
+// UnmarshalJSON is tolerant: busy is additive (dtb relay's, not the spec's), so
+// a shape dtb does not know (true, a string) reads as busy without details.
+func (b *Busy) UnmarshalJSON(data []byte) error {
+	var obj struct {
+		CommandID any `json:"commandId"`
+		AgeMs     any `json:"ageMs"`
+	}
+	if json.Unmarshal(data, &obj) == nil {
+		if id, ok := obj.CommandID.(string); ok {
+			b.CommandID = id
+		}
+		if ms, ok := obj.AgeMs.(float64); ok {
+			b.AgeMs = int64(ms)
+		}
+	}
+	return nil
+}
+
+// BusyOf decodes connection.busy; nil when the page is not busy.
+func BusyOf(raw json.RawMessage) *Busy {
+	switch string(bytes.TrimSpace(raw)) {
+	case "", "null", "false":
+		return nil
+	}
+	b := &Busy{}
+	_ = b.UnmarshalJSON(raw)
+	return b
+}
+
+// Describe says it in words.
+func (b *Busy) Describe() string {
+	what := "a command"
+	if b.CommandID != "" {
+		what = fmt.Sprintf("%q", b.CommandID)
+	}
+	return fmt.Sprintf("the page is busy running %s (for %d ms) and sends no check-ins until it finishes", what, b.AgeMs)
+}
+
+// explainBusy reads a relay refusal's connection.busy: a page that is busy is
+// not gone, so no-page-connected becomes page-busy, and a timeout says why.
+func explainBusy(e *output.Error, obj map[string]json.RawMessage) {
+	var conn struct {
+		Busy json.RawMessage `json:"busy"`
+	}
+	if json.Unmarshal(obj["connection"], &conn) != nil {
+		return
+	}
+	b := BusyOf(conn.Busy)
+	if b == nil {
+		return
+	}
+	switch e.Reason {
+	case "no-page-connected":
+		e.Reason = "page-busy"
+		e.Message = b.Describe() + "; retry when it is done (the relay says: " + e.Message + ")"
+	case "timeout":
+		e.Message += "; " + b.Describe()
+	default:
+		return
+	}
+	e.With("busy", b)
+}
