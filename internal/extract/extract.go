@@ -199,7 +199,7 @@ func Extract(in Input, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	markFormulaImages(doc)
+	prepareImages(doc)
 	prune(doc)
 	base := documentBase(doc, page)
 	if res.Title == "" {
@@ -271,7 +271,7 @@ func Extract(in Input, opts Options) (*Result, error) {
 			fwarn("frame %s (%s): %v", f.ID, f.URL, err)
 			continue
 		}
-		markFormulaImages(fdoc)
+		prepareImages(fdoc)
 		prune(fdoc)
 		// about:blank / about:srcdoc frames (and unusable URLs) resolve against
 		// the page, as in the browser.

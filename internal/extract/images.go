@@ -186,16 +186,23 @@ func formulaImage(img *html.Node) bool {
 	return img.Parent != nil && findFirst(img.Parent, func(n *html.Node) bool { return n.Namespace == "math" && n.Data == "math" }) != nil
 }
 
-// markFormulaImages marks formula images before readability drops the classes
-// that tell them.
-func markFormulaImages(n *html.Node) {
+// prepareImages gives every image the source it shows once loaded (see
+// imageSource), so that readability and Markdown keep lazy images, and marks
+// formula images before readability drops the classes that tell them. It runs
+// before prune, while a formula's hidden MathML is still there to be seen.
+func prepareImages(n *html.Node) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type != html.ElementNode {
 			continue
 		}
-		if c.DataAtom == atom.Img && c.Namespace == "" && !hasAttr(c, "data-dtb-formula") && formulaImage(c) {
-			c.Attr = append(c.Attr, html.Attribute{Key: "data-dtb-formula"})
+		if c.DataAtom == atom.Img && c.Namespace == "" {
+			if src := imageSource(c); src != attr(c, "src") {
+				setAttr(c, "src", src)
+			}
+			if !hasAttr(c, "data-dtb-formula") && formulaImage(c) {
+				c.Attr = append(c.Attr, html.Attribute{Key: "data-dtb-formula"})
+			}
 		}
-		markFormulaImages(c)
+		prepareImages(c)
 	}
 }

@@ -18,15 +18,13 @@ func blockBreaks(n *html.Node) int {
 	if n.Namespace != "" {
 		return 0
 	}
-	switch n.DataAtom {
-	case atom.Div, atom.Span:
-		// The page's computed display, where it differs from the tag's.
-		switch attr(n, "data-dtb-display") {
-		case "block":
-			return 1
-		case "inline":
-			return 0
-		}
+	// The page's computed display, where it differs from the tag's (kept when
+	// readability renames the element).
+	switch attr(n, "data-dtb-display") {
+	case "block":
+		return 1
+	case "inline":
+		return 0
 	}
 	switch n.DataAtom {
 	case atom.P, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6,

@@ -114,7 +114,7 @@ func Read(ctx context.Context, p *cdp.Page, o Options, warn func(reason, message
 		return nil, wrapCDP(ctx, err, "reading the page")
 	}
 	if snap.Hidden != "" {
-		warnings = append(warnings, "the page is hidden as a whole ("+snap.Hidden+", an anti-flicker style never removed?): read as if shown")
+		warnings = append(warnings, "the page is hidden as a whole ("+snap.Hidden+"; an anti-flicker style never removed?): read as if shown")
 	}
 	res.Timing.PageMs = snap.PageMs
 	res.Timing.ReadMs = time.Since(readStart).Milliseconds()

@@ -328,12 +328,13 @@
   function hiddenPage(root, body, bcs) {
     const view = body.ownerDocument.defaultView;
     const rcs = root ? view.getComputedStyle(root) : null;
-    if (bcs.display === 'none') return 'display:none on <body>';
-    if (rcs && rcs.visibility !== 'visible' && bcs.visibility !== 'visible') return 'visibility:hidden on <html>';
-    if (bcs.visibility !== 'visible') return 'visibility:hidden on <body>';
-    if (rcs && rcs.opacity === '0') return 'opacity:0 on <html>';
-    if (bcs.opacity === '0') return 'opacity:0 on <body>';
-    return '';
+    const why = [];
+    if (bcs.display === 'none') why.push('display:none on <body>');
+    if (rcs && rcs.visibility !== 'visible') why.push('visibility:' + rcs.visibility + ' on <html>');
+    else if (bcs.visibility !== 'visible') why.push('visibility:' + bcs.visibility + ' on <body>');
+    if (rcs && rcs.opacity === '0') why.push('opacity:0 on <html>');
+    if (bcs.opacity === '0') why.push('opacity:0 on <body>');
+    return why.join(', ');
   }
 
   const started = performance.now();
