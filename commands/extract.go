@@ -41,12 +41,6 @@ func readyOptions(c *cli.Context) (read.ReadyOptions, error) {
 	return o, nil
 }
 
-// ExtractResult is what `dtb extract` prints.
-type ExtractResult struct {
-	*read.Result
-	Status *int `json:"status,omitempty"` // HTTP status, when extract opened the URL
-}
-
 func init() {
 	register(&cli.Command{
 		Name:     "extract",
@@ -122,7 +116,7 @@ func runExtract(c *cli.Context, inv *invocation) (any, error) {
 }
 
 func extractIn(ctx context.Context, c *cli.Context, inv *invocation, sess *cdp.Session, url string, opts read.Options) (any, error) {
-	out := &ExtractResult{}
+	var status *int
 	sel := tabSelector(c)
 	if url != "" {
 		o := cdp.OpenOptions{URL: url, Current: c.Bool("current"), Tab: c.String("tab"), Workspace: c.String("workspace"), Wait: cdp.WaitNone, Prepare: read.AddTracker}
@@ -134,7 +128,7 @@ func extractIn(ctx context.Context, c *cli.Context, inv *invocation, sess *cdp.S
 		if err != nil {
 			return nil, err
 		}
-		out.Status = opened.Status
+		status = opened.Status
 		sel = cdp.TabSelector{Tab: opened.Tab.ID}
 	}
 	p, err := sess.Page(ctx, sel)
@@ -147,6 +141,6 @@ func extractIn(ctx context.Context, c *cli.Context, inv *invocation, sess *cdp.S
 		return nil, err
 	}
 	res.Tab = &cdp.TabRef{ID: p.ID, Alias: p.Alias}
-	out.Result = res
-	return out, nil
+	res.Status = status
+	return res, nil
 }

@@ -53,7 +53,8 @@ func isShadowRootTemplate(n *html.Node) bool {
 // prune removes from the tree what never shows on screen, so every consumer (text
 // walker, Markdown converter, readability) sees the same visible page: comments,
 // script (except JSON-LD, which readability reads for metadata and which no
-// consumer renders), style, noscript, ordinary templates, and elements hidden by the
+// consumer renders), style, noscript (except one holding an image, which
+// readability unwraps as the image's fallback), ordinary templates, and elements hidden by the
 // hidden attribute, an inline display:none / visibility:hidden, or input type=hidden.
 // The browser side already filtered by computed style; this is the defensive
 // second line for markup that arrives unfiltered (fixtures, raw HTML).
@@ -81,8 +82,10 @@ func removable(n *html.Node) bool {
 		switch n.DataAtom {
 		case atom.Script:
 			return !strings.EqualFold(strings.TrimSpace(attr(n, "type")), "application/ld+json")
-		case atom.Style, atom.Noscript:
+		case atom.Style:
 			return true
+		case atom.Noscript:
+			return !holdsNoscriptImage(n)
 		case atom.Template:
 			return !isShadowRootTemplate(n)
 		case atom.Input:
@@ -190,7 +193,7 @@ func textContent(root *html.Node) string {
 			b.WriteString(n.Data)
 			return
 		case html.ElementNode:
-			if removable(n) || (n.Namespace == "svg" && n != root) {
+			if removable(n) || n.DataAtom == atom.Noscript || (n.Namespace == "svg" && n != root) {
 				return
 			}
 		}

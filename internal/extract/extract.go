@@ -6,6 +6,7 @@
 package extract
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -58,8 +59,9 @@ type Heading struct {
 }
 
 // Result is what Extract returns. A field not requested through Options.Include is
-// left empty and omitted from JSON; so is an empty one (a page without links has
-// no "links" key). Title, URL and Warnings are always present.
+// left empty and omitted from JSON; a requested one is always there, empty when
+// empty ("text": "", "links": [], "reader": null, with a warning saying why).
+// Title, URL and Warnings are always present.
 type Result struct {
 	Title    string    `json:"title"`
 	URL      string    `json:"url"`
@@ -71,6 +73,53 @@ type Result struct {
 	// Frames lists the page's frames (without their HTML) and whether each was read.
 	Frames   []Frame  `json:"frames,omitempty"`
 	Warnings []string `json:"warnings"`
+
+	// requested are the fields Extract computed (nil: a Result built by hand,
+	// whose empty fields are left out).
+	requested map[string]bool
+}
+
+// MarshalJSON writes the fields in order, each requested one even when empty.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	out := struct {
+		Title    string   `json:"title"`
+		URL      string   `json:"url"`
+		Text     any      `json:"text,omitempty"`
+		Reader   any      `json:"reader,omitempty"`
+		Markdown any      `json:"markdown,omitempty"`
+		Links    any      `json:"links,omitempty"`
+		Headings any      `json:"headings,omitempty"`
+		Frames   any      `json:"frames,omitempty"`
+		Warnings []string `json:"warnings"`
+	}{Title: r.Title, URL: r.URL, Warnings: r.Warnings}
+	has := func(field string, empty bool) bool { return r.requested[field] || (r.requested == nil && !empty) }
+	if has(FieldText, r.Text == "") {
+		out.Text = r.Text
+	}
+	if has(FieldReader, r.Reader == nil) {
+		out.Reader = r.Reader
+	}
+	if has(FieldMarkdown, r.Markdown == "") {
+		out.Markdown = r.Markdown
+	}
+	if has(FieldLinks, len(r.Links) == 0) {
+		out.Links = nonNil(r.Links)
+	}
+	if has(FieldHeadings, len(r.Headings) == 0) {
+		out.Headings = nonNil(r.Headings)
+	}
+	if has(FieldFrames, len(r.Frames) == 0) {
+		out.Frames = nonNil(r.Frames)
+	}
+	return json.Marshal(out)
+}
+
+// nonNil makes an empty list [] rather than null in JSON.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 // The field names accepted in Options.Include (the JSON keys of Result).
@@ -132,7 +181,10 @@ func Extract(in Input, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Title: strings.TrimSpace(in.Title), URL: in.URL, Warnings: []string{}}
+	res := &Result{Title: strings.TrimSpace(in.Title), URL: in.URL, Warnings: []string{}, requested: map[string]bool{}}
+	for _, f := range Fields {
+		res.requested[f] = want[f]
+	}
 	warn := func(format string, args ...any) { res.Warnings = append(res.Warnings, fmt.Sprintf(format, args...)) }
 
 	page, err := url.Parse(strings.TrimSpace(in.URL))
@@ -147,6 +199,7 @@ func Extract(in Input, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	prepareImages(doc)
 	prune(doc)
 	base := documentBase(doc, page)
 	if res.Title == "" {
@@ -218,6 +271,7 @@ func Extract(in Input, opts Options) (*Result, error) {
 			fwarn("frame %s (%s): %v", f.ID, f.URL, err)
 			continue
 		}
+		prepareImages(fdoc)
 		prune(fdoc)
 		// about:blank / about:srcdoc frames (and unusable URLs) resolve against
 		// the page, as in the browser.
@@ -261,9 +315,15 @@ func Extract(in Input, opts Options) (*Result, error) {
 
 	if want[FieldText] {
 		res.Text = joinNonEmpty(texts)
+		if res.Text == "" {
+			warn(warnNoText)
+		}
 	}
 	if want[FieldMarkdown] {
 		res.Markdown = joinNonEmpty(mds)
+		if res.Markdown == "" && !(want[FieldText] && res.Text == "") {
+			warn("markdown: the page converts to no Markdown; markdown is empty")
+		}
 	}
 	if c != nil {
 		if want[FieldLinks] {

@@ -1,12 +1,14 @@
 package extract
 
 import (
+	"bytes"
 	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
 
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/marker"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/strikethrough"
@@ -20,7 +22,7 @@ import (
 // Extract off the shared converter's lock, which it takes for every character it
 // escapes.
 func newConverter() *converter.Converter {
-	return converter.NewConverter(converter.WithPlugins(
+	conv := converter.NewConverter(converter.WithPlugins(
 		base.NewBasePlugin(),
 		commonmark.NewCommonmarkPlugin(
 			commonmark.WithListEndComment(false),
@@ -35,7 +37,39 @@ func newConverter() *converter.Converter {
 		),
 		strikethrough.NewStrikethroughPlugin(),
 	))
+	conv.Register.RendererFor("blockquote", converter.TagTypeBlock, renderBlockquote, converter.PriorityEarly)
+	return conv
 }
+
+// renderBlockquote is commonmark's blockquote renderer, with one fix: the
+// library writes a code block's line breaks as a marker it turns into newlines
+// only at the end, so its own renderer prefixes only the code block's first
+// line with "> " (an open upstream bug). Here the marker is followed by the
+// prefix too, as the list renderer does for its indent.
+func renderBlockquote(ctx converter.Context, w converter.Writer, n *html.Node) converter.RenderStatus {
+	var buf bytes.Buffer
+	ctx.RenderChildNodes(ctx, &buf, n)
+	content := bytes.TrimSpace(buf.Bytes())
+	if len(content) == 0 {
+		return converter.RenderSuccess
+	}
+	content = blankLines.ReplaceAll(content, []byte("\n\n"))
+	prefixed := make([]byte, 0, len(content)+len(content)/8+2)
+	prefixed = append(prefixed, '>', ' ')
+	for _, b := range content {
+		prefixed = append(prefixed, b)
+		if b == '\n' {
+			prefixed = append(prefixed, '>', ' ')
+		}
+	}
+	prefixed = bytes.ReplaceAll(prefixed, marker.BytesMarkerCodeBlockNewline, quotedCodeNewline)
+	w.WriteString("\n\n")
+	w.Write(prefixed)
+	w.WriteString("\n\n")
+	return converter.RenderSuccess
+}
+
+var quotedCodeNewline = append(append([]byte{}, marker.BytesMarkerCodeBlockNewline...), '>', ' ')
 
 // maxDataURI is the longest data: image URL kept in Markdown; longer inline images
 // (base64 blobs) would swamp the output and are dropped.
@@ -44,7 +78,7 @@ const maxDataURI = 256
 // prepareMarkdown strips from a tree about to be converted what would only add noise
 // to Markdown: SVG and other embedded content, unnavigable link targets, large
 // inline images. The tree is consumed by the conversion, so it is edited in place.
-func prepareMarkdown(n *html.Node) {
+func prepareMarkdown(n *html.Node, pre bool) {
 	for c := n.FirstChild; c != nil; {
 		next := c.NextSibling
 		if c.Type == html.ElementNode {
@@ -74,8 +108,21 @@ func prepareMarkdown(n *html.Node) {
 					n.InsertBefore(t, c)
 					drop = true
 				case atom.Img:
-					if s := strings.TrimSpace(attr(c, "src")); strings.HasPrefix(strings.ToLower(s), "data:") && len(s) > maxDataURI {
-						setAttr(c, "src", "")
+					s := imageSource(c)
+					if strings.HasPrefix(strings.ToLower(s), "data:") && len(s) > maxDataURI {
+						s = ""
+					}
+					setAttr(c, "src", s)
+				case atom.Div, atom.Span:
+					// Blocks where the page shows blocks; inside preformatted
+					// text everything stays inline.
+					switch attr(c, "data-dtb-display") {
+					case "block":
+						if !pre {
+							c.Data, c.DataAtom = "div", atom.Div
+						}
+					case "inline":
+						c.Data, c.DataAtom = "span", atom.Span
 					}
 				}
 			}
@@ -97,7 +144,7 @@ func prepareMarkdown(n *html.Node) {
 			}
 		}
 		if c.FirstChild != nil {
-			prepareMarkdown(c)
+			prepareMarkdown(c, pre || (c.Namespace == "" && (c.DataAtom == atom.Pre || c.DataAtom == atom.Listing || c.DataAtom == atom.Xmp)))
 		}
 		c = next
 	}
@@ -107,6 +154,7 @@ func isImg(n *html.Node) bool { return n.DataAtom == atom.Img && n.Namespace == 
 
 var headingAtoms = [6]atom.Atom{atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6}
 
+// setAttr sets (or adds) the attribute key of n.
 func setAttr(n *html.Node, key, val string) {
 	for i := range n.Attr {
 		if n.Attr[i].Namespace == "" && n.Attr[i].Key == key {
@@ -114,6 +162,7 @@ func setAttr(n *html.Node, key, val string) {
 			return
 		}
 	}
+	n.Attr = append(n.Attr, html.Attribute{Key: key, Val: val})
 }
 
 var blankLines = regexp.MustCompile(`\n[ \t]*\n(?:[ \t]*\n)+`)
@@ -121,7 +170,7 @@ var blankLines = regexp.MustCompile(`\n[ \t]*\n(?:[ \t]*\n)+`)
 // toMarkdown converts (and consumes) a tree, resolving relative URLs against base.
 func toMarkdown(n *html.Node, base *url.URL) (md string, err error) {
 	defer recoverAs(&err, "markdown conversion")
-	prepareMarkdown(n)
+	prepareMarkdown(n, false)
 	var opts []converter.ConvertOptionFunc
 	if base != nil {
 		opts = append(opts, converter.WithDomain(base.String()))

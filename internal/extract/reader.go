@@ -33,7 +33,10 @@ func fixAtoms(n *html.Node) {
 	}
 }
 
-const warnNoReader = "reader: no main content found; reader omitted"
+const (
+	warnNoReader = "reader: no main content found; reader is null"
+	warnNoText   = "text: the page shows no text; text is empty"
+)
 
 // readerView runs readability over doc, which it consumes (readability rewrites the
 // tree it scores). It returns nil when readability finds no content.

@@ -18,6 +18,14 @@ func blockBreaks(n *html.Node) int {
 	if n.Namespace != "" {
 		return 0
 	}
+	// The page's computed display, where it differs from the tag's (kept when
+	// readability renames the element).
+	switch attr(n, "data-dtb-display") {
+	case "block":
+		return 1
+	case "inline":
+		return 0
+	}
 	switch n.DataAtom {
 	case atom.P, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6,
 		atom.Blockquote, atom.Pre, atom.Hr, atom.Table, atom.Listing, atom.Plaintext:
@@ -255,6 +263,10 @@ func (c *collector) walk(n *html.Node, pre bool) {
 		switch strings.ToLower(attr(n, "type")) {
 		case "submit", "button", "reset":
 			c.tb.writeText(attr(n, "value"))
+		}
+	case atom.Img:
+		if hasAttr(n, "data-dtb-formula") {
+			c.tb.writeText(attr(n, "alt"))
 		}
 	default:
 		c.children(n, pre)

@@ -7,6 +7,7 @@ package read
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"time"
@@ -36,7 +37,36 @@ type Result struct {
 	Frames    []Frame     `json:"frames,omitempty"`
 	Readiness *Readiness  `json:"readiness"`
 	Tab       *cdp.TabRef `json:"tab,omitempty"`
-	Timing    Timing      `json:"timing"`
+	// Status is the HTTP status of the document, when the command opened it.
+	Status *int   `json:"status,omitempty"`
+	Timing Timing `json:"timing"`
+}
+
+// MarshalJSON writes extract's fields (which have their own rules for empty
+// ones) followed by the reading's own.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	inner := []byte("{}")
+	if r.Result != nil {
+		b, err := r.Result.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		inner = b
+	}
+	own, err := json.Marshal(struct {
+		Frames    []Frame     `json:"frames,omitempty"`
+		Readiness *Readiness  `json:"readiness"`
+		Tab       *cdp.TabRef `json:"tab,omitempty"`
+		Status    *int        `json:"status,omitempty"`
+		Timing    Timing      `json:"timing"`
+	}{r.Frames, r.Readiness, r.Tab, r.Status, r.Timing})
+	if err != nil {
+		return nil, err
+	}
+	if len(inner) <= 2 {
+		return own, nil
+	}
+	return append(append(inner[:len(inner)-1:len(inner)-1], ','), own[1:]...), nil
 }
 
 // Timing of a read, in milliseconds.
@@ -83,16 +113,17 @@ func Read(ctx context.Context, p *cdp.Page, o Options, warn func(reason, message
 	if err != nil {
 		return nil, wrapCDP(ctx, err, "reading the page")
 	}
+	if snap.Hidden != "" {
+		warnings = append(warnings, "the page is hidden as a whole ("+snap.Hidden+"; an anti-flicker style never removed?): read as if shown")
+	}
 	res.Timing.PageMs = snap.PageMs
 	res.Timing.ReadMs = time.Since(readStart).Milliseconds()
 	exStart := time.Now()
-	var inc map[string]bool
-	if o.Include != nil {
-		inc = map[string]bool{}
-		for k, v := range o.Include {
-			if !alwaysThere[k] {
-				inc[k] = v
-			}
+	// Frames are listed here (with the browser's ids), not by extract.
+	inc := map[string]bool{}
+	for _, f := range extract.Fields {
+		if f != extract.FieldFrames && (o.Include == nil || o.Include[f]) {
+			inc[f] = true
 		}
 	}
 	er, err := extract.Extract(snap.Input(), extract.Options{Include: inc, MaxChars: o.MaxChars})
@@ -108,10 +139,13 @@ func Read(ctx context.Context, p *cdp.Page, o Options, warn func(reason, message
 			}
 		}
 	}
-	if er.Frames != nil {
+	if o.Include == nil || o.Include[extract.FieldFrames] {
 		res.Frames = snap.Frames
-		er.Frames = nil
+		if res.Frames == nil {
+			res.Frames = []Frame{}
+		}
 	}
+	er.Frames = nil
 	res.Result = er
 	res.Timing.TotalMs = time.Since(start).Milliseconds()
 	return res, nil

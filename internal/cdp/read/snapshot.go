@@ -58,6 +58,9 @@ type Snapshot struct {
 	HTML   string
 	Frames []Frame
 	Nodes  int
+	// Hidden says why the page as a whole is invisible (a hidden <body> or
+	// <html>, read as if shown); "" when it is not.
+	Hidden string
 	// PageMs is the time the page-side pass took.
 	PageMs int64
 }
@@ -72,10 +75,12 @@ func (s *Snapshot) Input() extract.Input {
 }
 
 type serialOpts struct {
-	Prefix         string `json:"prefix"`
-	KeepStyle      bool   `json:"keepStyle"`
-	KeepAriaHidden bool   `json:"keepAriaHidden"`
-	Frames         bool   `json:"frames"`
+	Prefix string `json:"prefix"`
+	// Top marks the tab's own document (not a frame read on its own).
+	Top            bool `json:"top"`
+	KeepStyle      bool `json:"keepStyle"`
+	KeepAriaHidden bool `json:"keepAriaHidden"`
+	Frames         bool `json:"frames"`
 }
 
 type rawFrame struct {
@@ -99,6 +104,7 @@ type rawDoc struct {
 	Frames []rawFrame `json:"frames"`
 	Nodes  int        `json:"nodes"`
 	Ms     int64      `json:"ms"`
+	Hidden string     `json:"hidden"`
 }
 
 // Take reads the rendered, visible DOM of the tab in one page-side pass
@@ -114,7 +120,7 @@ func Take(ctx context.Context, p *cdp.Page, o SnapOptions) (*Snapshot, error) {
 	if o.MaxFrameDepth <= 0 {
 		o.MaxFrameDepth = 4
 	}
-	so := serialOpts{Prefix: "f", KeepStyle: o.KeepStyle, KeepAriaHidden: o.KeepAriaHidden, Frames: !o.NoFrames}
+	so := serialOpts{Prefix: "f", Top: true, KeepStyle: o.KeepStyle, KeepAriaHidden: o.KeepAriaHidden, Frames: !o.NoFrames}
 	raw, err := p.CallJS(ctx, serializeJS, false, so)
 	if err != nil {
 		return nil, err
@@ -123,7 +129,7 @@ func Take(ctx context.Context, p *cdp.Page, o SnapOptions) (*Snapshot, error) {
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		return nil, fmt.Errorf("reading the page: %w", err)
 	}
-	snap := &Snapshot{URL: doc.URL, Title: doc.Title, Origin: doc.Origin, HTML: doc.HTML, Nodes: doc.Nodes, PageMs: doc.Ms}
+	snap := &Snapshot{URL: doc.URL, Title: doc.Title, Origin: doc.Origin, HTML: doc.HTML, Nodes: doc.Nodes, Hidden: doc.Hidden, PageMs: doc.Ms}
 	frames := doc.Frames
 	if !o.NoFrames && len(frames) > 0 {
 		// The browser's ids of the frames, and the content of the cross-origin ones.

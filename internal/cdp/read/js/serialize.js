@@ -14,21 +14,36 @@
 //   (nearly) nothing (overflow hidden at ≤ 1px, clip, clip-path inset(50%)),
 //   closed <details> bodies, content-visibility:hidden contents, invisible
 //   zero-size frames, scripts, styles, templates, noscript, comments.
-// - Custom elements become <div> or <span> by their display, so the text
-//   layout of the Go side sees blocks where the page shows blocks.
+// - Kept nonetheless, as readers keep them: aria-hidden fallback images (class
+//   *fallback-image*, or an image with alt text beside a MathML formula), and
+//   clipped boxes holding MathML (the formula of KaTeX and MathJax, whose
+//   visual rendering is aria-hidden). A <noscript> whose markup holds an image
+//   is kept as raw text (the Go side unwraps it as readers do).
+// - When <html> or <body> itself is hidden (an anti-flicker style never
+//   removed: visibility:hidden, opacity:0, display:none on body), the page is
+//   read as if shown and the result says so in `hidden`.
+// - Tags are kept as they are, so the reader sees the markup the saved page
+//   would give it; a <div> or <span> whose display says otherwise carries
+//   data-dtb-display="inline|block" for the Go side's text layout. Custom
+//   elements become <div> or <span> by their display (always <span> inside
+//   preformatted text, where a block span also ends its line).
+// - Images carry the URL the browser shows (currentSrc), else their non-empty
+//   src resolved; an empty src is dropped, srcset and data-* attributes are
+//   kept for the Go side, and <picture> keeps its <source> elements.
 // - Form controls carry their current state (value, checked, selected); a
 //   password field's value is never copied.
 // - Attributes are copied except event handlers, style (unless
 //   opts.keepStyle), and values longer than opts.maxAttr characters.
 //
-// opts (JSON): {prefix, keepStyle, keepAriaHidden, frames, maxAttr}. Page text
+// opts (JSON): {prefix, top, keepStyle, keepAriaHidden, frames, maxAttr}. Page text
 // is only ever data here.
 (opts) => {
-  const o = Object.assign({ prefix: 'f', keepStyle: false, keepAriaHidden: false, frames: true, maxAttr: 4096 }, opts || {});
+  const o = Object.assign({ prefix: 'f', top: false, keepStyle: false, keepAriaHidden: false, frames: true, maxAttr: 4096 }, opts || {});
   const HTML_NS = 'http://www.w3.org/1999/xhtml';
   const SVG_NS = 'http://www.w3.org/2000/svg';
   const MATH_NS = 'http://www.w3.org/1998/Math/MathML';
-  const SKIP = new Set(['script', 'style', 'template', 'noscript', 'link', 'meta', 'base', 'title', 'head', 'source', 'track', 'param']);
+  const SKIP = new Set(['script', 'style', 'template', 'link', 'meta', 'base', 'title', 'head', 'source', 'track', 'param']);
+  const PRE = new Set(['pre', 'listing', 'xmp', 'plaintext', 'textarea']);
   const VOID = new Set(['area', 'br', 'col', 'embed', 'hr', 'img', 'input', 'wbr']);
   const EMPTY = new Set(['video', 'audio', 'canvas', 'object', 'embed', 'iframe', 'frame', 'picture']);
   const FRAMES = Symbol.for('dtb.frames');
@@ -43,6 +58,9 @@
 
   let nodes = 0;
   const frames = [];
+  // Visibility states passed down the walk: text under 0 is hidden; FORCED is
+  // visible only because a hidden <html>/<body> is read as if shown.
+  const FORCED = 2;
 
   // readDoc serialises one document; ids of its frames start with prefix.
   function readDoc(doc, prefix) {
@@ -73,7 +91,7 @@
         if (name.length > 2 && name.charCodeAt(0) === 111 && name.charCodeAt(1) === 110) continue; // on*
         if (name === 'style' && !o.keepStyle) continue;
         if (skipValue && (name === 'value' || name === 'checked' || name === 'selected')) continue;
-        if (tag === 'img' && (name === 'src' || name === 'srcset')) continue;
+        if (tag === 'img' && name === 'src') continue;
         let v = a[i].value;
         if (v.length > o.maxAttr) continue;
         if (!/^[a-zA-Z_:][-a-zA-Z0-9_:.]*$/.test(name)) continue;
@@ -132,77 +150,129 @@
       }
     };
 
-    const children = (parent, vis) => {
-      for (let c = parent.firstChild; c; c = c.nextSibling) node(c, vis);
+    const children = (parent, vis, pre) => {
+      for (let c = parent.firstChild; c; c = c.nextSibling) node(c, vis, pre);
     };
 
-    const node = (n, vis) => {
+    const node = (n, vis, pre) => {
       if (n.nodeType === 3) {
         if (vis) out.push(escText(n.data));
         return;
       }
-      if (n.nodeType === 1) element(n, vis);
+      if (n.nodeType === 1) element(n, vis, pre);
     };
 
-    const element = (el, parentVis) => {
+    // A fallback that readers keep although it is hidden from assistive tech:
+    // Readability's fallback-image class, or an image whose alt text stands for
+    // a MathML formula next to it (the formula itself being hidden).
+    const readerFallback = (el, tag) => {
+      if (/fallback-image/.test(el.getAttribute('class') || '')) return true;
+      return tag === 'img' && !!el.getAttribute('alt') && !!el.parentElement &&
+        el.parentElement.getElementsByTagNameNS(MATH_NS, 'math').length > 0;
+    };
+    const holdsMath = (el) => el.namespaceURI === MATH_NS || el.getElementsByTagNameNS(MATH_NS, 'math').length > 0;
+
+    // noscript: its content is raw text while scripts run; kept (as that raw
+    // text) only when it holds an image, the fallback readers use.
+    const noscript = (el) => {
+      const t = el.textContent || '';
+      if (!/<img[\s>]/i.test(t) || /<\/noscript/i.test(t) || t.length > o.maxAttr) return;
+      out.push('<noscript>', t, '</noscript>');
+    };
+
+    const picture = (el, vis) => {
+      for (let c = el.firstElementChild; c; c = c.nextElementSibling) {
+        if (c.localName === 'source') {
+          out.push('<source');
+          attrs(c, 'source', false);
+          out.push('>');
+        } else if (c.localName === 'img') {
+          element(c, vis, false);
+        }
+      }
+    };
+
+    // imgSrc is the image's URL as the browser shows it: the current source, else
+    // a non-empty src resolved (img.src of src="" is the page itself).
+    const imgSrc = (el) => {
+      if (el.currentSrc) return el.currentSrc;
+      const a = el.getAttribute('src');
+      return a && a.trim() ? el.src : '';
+    };
+
+    const element = (el, parentVis, pre) => {
       const ns = el.namespaceURI;
       if (ns === SVG_NS) { svg(el); return; }
       if (ns !== HTML_NS && ns !== MATH_NS) return;
       const tag = el.localName;
       if (SKIP.has(tag)) return;
       if (el.hasAttribute('hidden')) return;
-      if (!o.keepAriaHidden && el.getAttribute('aria-hidden') === 'true') return;
+      if (tag === 'noscript') { noscript(el); return; }
+      if (!o.keepAriaHidden && el.getAttribute('aria-hidden') === 'true' && !readerFallback(el, tag)) return;
       const cs = view.getComputedStyle(el);
       const disp = cs.display;
       if (disp === 'none') return;
-      if (disp !== 'contents' && disp !== 'inline' && hiddenByClip(el, cs)) return;
-      const vis = cs.visibility === 'visible';
+      if (disp !== 'contents' && disp !== 'inline' && hiddenByClip(el, cs) && !holdsMath(el)) return;
+      let vis = cs.visibility === 'visible' ? 1 : 0;
+      if (!vis && parentVis === FORCED) vis = FORCED;
       nodes++;
       if (tag === 'slot') {
         const assigned = el.assignedNodes();
-        if (assigned.length) for (const a of assigned) node(a, vis);
-        else children(el, vis);
+        if (assigned.length) for (const a of assigned) node(a, vis, pre);
+        else children(el, vis, pre);
         return;
       }
       if (tag === 'iframe' || tag === 'frame') {
         frame(el, tag);
         return;
       }
-      let name = tag;
-      if (ns === HTML_NS && (tag.indexOf('-') > 0 || tag === 'div' || tag === 'span')) {
-        name = disp.startsWith('inline') || disp === 'ruby' ? 'span' : 'div';
-      } else if (ns === MATH_NS) {
-        name = tag;
+      let name = tag, display = '';
+      const inline = disp.startsWith('inline') || disp === 'ruby';
+      if (ns === HTML_NS && tag.indexOf('-') > 0) {
+        name = inline || pre ? 'span' : 'div';
+      } else if ((tag === 'span' && !inline && disp !== 'contents') || (tag === 'div' && inline)) {
+        display = inline ? 'inline' : 'block';
       }
       out.push('<', name);
       const isForm = tag === 'input' || tag === 'option';
       attrs(el, tag, isForm);
       if (isForm) formState(el, tag);
+      if (display) out.push(' data-dtb-display="', display, '"');
       if (tag === 'img') {
-        const src = el.currentSrc || el.src;
+        const src = imgSrc(el);
         if (src && src.length <= o.maxAttr) out.push(' src="', escAttr(src), '"');
       }
       out.push('>');
       if (VOID.has(tag)) return;
+      const inPre = pre || PRE.has(tag);
       if (tag === 'textarea') {
         if (vis) out.push(escText(el.value));
+      } else if (tag === 'picture') {
+        picture(el, vis);
       } else if (EMPTY.has(tag)) {
-        if (tag === 'picture') {
-          const img = el.querySelector('img');
-          if (img) element(img, vis);
-        }
+        // embedded content: its own document or pixels
       } else if (tag === 'details' && !el.open) {
         for (let c = el.firstElementChild; c; c = c.nextElementSibling) {
-          if (c.localName === 'summary') { element(c, vis); break; }
+          if (c.localName === 'summary') { element(c, vis, inPre); break; }
         }
       } else if (cs.contentVisibility === 'hidden') {
         // rendered as an empty box
       } else if (el.shadowRoot) {
-        children(el.shadowRoot, vis);
+        children(el.shadowRoot, vis, inPre);
       } else {
-        children(el, vis);
+        children(el, vis, inPre);
       }
+      if (pre && !inline && vis && endsLine(el)) out.push('\n');
       out.push('</', name, '>');
+    };
+
+    // endsLine: a block inside preformatted text ends its line, which its own
+    // text does not (highlighters wrap each line in a display:block span).
+    const endsLine = (el) => {
+      const t = el.textContent;
+      if (!t || t.endsWith('\n')) return false;
+      const next = el.nextSibling;
+      return !(next && next.nodeType === 3 && next.data.startsWith('\n'));
     };
 
     // <head>: what the Go side reads metadata from (title, base, meta, JSON-LD).
@@ -212,12 +282,15 @@
     if (root && root.getAttribute('dir')) out.push(' dir="', escAttr(root.getAttribute('dir')), '"');
     out.push('><head><meta charset="utf-8"><title>', escText(doc.title || ''), '</title>');
     out.push('<base href="', escAttr(doc.baseURI || ''), '">');
-    if (doc.head) {
-      for (const m of doc.head.querySelectorAll('meta[content]')) {
-        const key = m.getAttribute('name') ? 'name' : m.getAttribute('property') ? 'property' : m.getAttribute('itemprop') ? 'itemprop' : '';
-        if (!key) continue;
-        out.push('<meta ', key, '="', escAttr(m.getAttribute(key)), '" content="', escAttr(m.getAttribute('content').slice(0, o.maxAttr)), '">');
-      }
+    // Metadata wherever the parser put it: a script in <head> that writes
+    // content closes the head early, and every later <meta> lands in <body>.
+    for (const m of doc.querySelectorAll('meta[content]')) {
+      if (m.namespaceURI !== HTML_NS) continue;
+      const keys = ['name', 'property', 'itemprop'].filter((k) => m.getAttribute(k));
+      if (!keys.length) continue;
+      out.push('<meta');
+      for (const k of keys) out.push(' ', k, '="', escAttr(m.getAttribute(k).slice(0, o.maxAttr)), '"');
+      out.push(' content="', escAttr(m.getAttribute('content').slice(0, o.maxAttr)), '">');
     }
     for (const s of doc.querySelectorAll('script[type="application/ld+json"]')) {
       const t = s.textContent || '';
@@ -228,10 +301,15 @@
     if (body) {
       if (body.localName === 'body') {
         const cs = view.getComputedStyle(body);
+        // A hidden page as a whole is an anti-flicker style left in place: read
+        // it as if shown, and say so.
+        const why = o.top && doc === document ? hiddenPage(root, body, cs) : '';
+        if (why) hidden = why;
+        const vis = cs.visibility === 'visible' ? 1 : why ? FORCED : 0;
         out.push('<body>');
-        if (cs.display !== 'none') {
-          if (body.shadowRoot) children(body.shadowRoot, cs.visibility === 'visible');
-          else children(body, cs.visibility === 'visible');
+        if (cs.display !== 'none' || why) {
+          if (body.shadowRoot) children(body.shadowRoot, vis, false);
+          else children(body, vis, false);
         }
         out.push('</body>');
       } else {
@@ -245,9 +323,24 @@
     return out.join('');
   }
 
+  // hidden: why the top document as a whole is invisible ('' when it is not).
+  let hidden = '';
+  function hiddenPage(root, body, bcs) {
+    const view = body.ownerDocument.defaultView;
+    const rcs = root ? view.getComputedStyle(root) : null;
+    const why = [];
+    if (bcs.display === 'none') why.push('display:none on <body>');
+    if (rcs && rcs.visibility !== 'visible') why.push('visibility:' + rcs.visibility + ' on <html>');
+    else if (bcs.visibility !== 'visible') why.push('visibility:' + bcs.visibility + ' on <body>');
+    if (rcs && rcs.opacity === '0') why.push('opacity:0 on <html>');
+    if (bcs.opacity === '0') why.push('opacity:0 on <body>');
+    return why.join(', ');
+  }
+
   const started = performance.now();
   const html = readDoc(document, o.prefix);
   return {
+    hidden: hidden,
     url: location.href,
     title: document.title,
     origin: location.origin,
