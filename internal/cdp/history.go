@@ -35,9 +35,9 @@ type HistoryResult struct {
 	SameDocument bool `json:"sameDocument,omitempty"`
 	// BackForwardCache: the page came back from the back/forward cache (no
 	// load event: it was never unloaded).
-	BackForwardCache bool `json:"backForwardCache,omitempty"`
-	CanGoBack        bool `json:"canGoBack"`
-	CanGoForward     bool `json:"canGoForward"`
+	BackForwardCache bool   `json:"backForwardCache,omitempty"`
+	CanGoBack        bool   `json:"canGoBack"`
+	CanGoForward     bool   `json:"canGoForward"`
 	Timing           Timing `json:"timing"`
 }
 

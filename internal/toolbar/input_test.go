@@ -110,7 +110,7 @@ const commandsDoc = `{"instanceId":"p","allowRun":true,"connection":{},"commands
    "on":{"type":"boolean"}}}},
  {"id":"env.info","label":"Environment"},
  {"id":"variant.set","label":"Set a variant","input":{"fields":{
-   "value":{"type":["boolean","string","number"],"description":"The value to force. `+"`null`"+` is refused unless the flag is a variant whose `+"`variants`"+` include it."}}}},
+   "value":{"type":["boolean","string","number"],"description":"The value to force. ` + "`null`" + ` is refused unless the flag is a variant whose ` + "`variants`" + ` include it."}}}},
  {"id":"flags.toggle.new-header","label":"Toggle flag: New header"}
 ]}`
 
