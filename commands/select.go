@@ -14,11 +14,12 @@ func init() {
 	register(&cli.Command{
 		Name:     "select",
 		Category: catBrowser,
-		Usage:    "choose options of a <select> by value (or --by-label)",
+		Usage:    "choose options of a <select> by value or label",
 		UsageText: `dtb select [@eN] VALUE… [locator flags] [--by-label]
 
 Sets the selection of a native <select> (hidden ones too) and dispatches input and
-change. Several values for a multiple select. An option that is not there yet
+change. Each VALUE matches an option's value, or else its exact visible label;
+--by-label matches labels only (ignoring case). Several values for a multiple select. An option that is not there yet
 (loaded late) is waited for until --timeout, then fails no-match listing the
 options. The element is given with the locator
 flags or a leading @eN; a CSS selector goes in --css.

@@ -358,6 +358,11 @@ func TestSelectCheckScroll(t *testing.T) {
 	if _, err := p.Select(ctx, css("#size"), []string{"small"}, true, quick); err != nil || eval(t, tab, "document.getElementById('size').value") != "s" {
 		t.Fatalf("select by label: %v", err)
 	}
+	// A value no option has selects the option whose label is exactly that;
+	// a lower-case label is not a value, and is only matched with byLabel.
+	if _, err := p.Select(ctx, css("#size"), []string{"Large"}, false, quick); err != nil || eval(t, tab, "document.getElementById('size').value") != "l" {
+		t.Fatalf("select by exact label without byLabel: %v", err)
+	}
 	if _, err := p.Select(ctx, css("#colors"), []string{"red", "blue"}, false, quick); err != nil ||
 		eval(t, tab, "[...document.getElementById('colors').selectedOptions].map(o=>o.value).join()") != "red,blue" {
 		t.Fatalf("multiple: %v", err)

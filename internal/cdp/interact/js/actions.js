@@ -432,7 +432,8 @@ function domType(el, text, clear) {
   return readBack(t, before + text, true);
 }
 
-// selectOptions sets the selection of a <select> by value or by label.
+// selectOptions sets the selection of a <select> by value (then exact label)
+// or, with byLabel, by label.
 function selectOptions(el, values, byLabel) {
   let t = el;
   if (t.localName === 'label' && t.control) t = t.control;
@@ -443,7 +444,11 @@ function selectOptions(el, values, byLabel) {
   const picked = [];
   const missing = [];
   for (const v of values) {
-    let o = opts.find(o => byLabel ? norm(o.label || o.text) === norm(v) : o.value === v);
+    const byText = o => norm(o.label || o.text) === norm(v);
+    let o = opts.find(o => byLabel ? byText(o) : o.value === v);
+    // A value that no option has may be what the user reads: the exact label
+    // (as Playwright's selectOption takes either), never a looser match.
+    if (!o && !byLabel) o = opts.find(byText);
     if (!o && byLabel) o = opts.find(o => norm(o.label || o.text).toLowerCase() === norm(v).toLowerCase());
     if (!o) { missing.push(v); continue; }
     if (o.disabled) return { error: 'option-disabled', value: v };
