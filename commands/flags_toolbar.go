@@ -76,7 +76,7 @@ func toolbarTransport(c *cli.Context, inv *invocation, timeout time.Duration) (t
 }
 
 // testRelayPortsEnv replaces the ports dtb looks for a relay on; for tests only
-// (docs/relay.md), so that a test does not depend on what else listens on the
+// (docs/toolbar.md), so that a test does not depend on what else listens on the
 // machine's usual ports.
 const testRelayPortsEnv = "DTB_TEST_RELAY_PORTS"
 
