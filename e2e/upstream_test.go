@@ -98,6 +98,19 @@ func (r *upstreamRelay) waitingCount() int {
 	return len(r.queue)
 }
 
+// pickedUpCount is how many waiting commands a page has taken.
+func (r *upstreamRelay) pickedUpCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, q := range r.queue {
+		if !q.pickedAt.IsZero() {
+			n++
+		}
+	}
+	return n
+}
+
 // ordered is a JSON object that keeps its key order.
 type ordered [][2]any
 
