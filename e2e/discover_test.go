@@ -102,6 +102,14 @@ func TestRelayDiscovery(t *testing.T) {
 		if v := flagEffective(t, dtb(t, "state", "--via", "cdp", "--tab", tab).Stdout, "search.rank"); v != 11.0 {
 			t.Errorf("search.rank %v after a run through the relay found, want 11", v)
 		}
+		// --reporter means the relay even with a browser session up (no --via).
+		ctx0, cancel0 := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel0()
+		r = cli.Exec(ctx0, []string{portsEnv + "=" + p}, "", "state", "--reporter", rid, "--jq", ".connection.reporterId")
+		r.OK(t)
+		if strings.TrimSpace(r.Stdout) != `"`+rid+`"` {
+			t.Errorf("--reporter without --via: %s", r)
+		}
 		// DTB_RELAY is a choice: no looking elsewhere.
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
