@@ -170,6 +170,34 @@ func TestRelayDiscovery(t *testing.T) {
 		}
 	})
 
+	t.Run("the real port list", func(t *testing.T) {
+		// 5174 (Vite's second port) is on the built-in list. Other relays on the
+		// machine's usual ports may answer too: then it is one of several.
+		l, err := net.Listen("tcp", "127.0.0.1:5174")
+		if err != nil {
+			t.Skip("127.0.0.1:5174 is taken on this machine")
+		}
+		l.Close()
+		startRelay(t, "--listen", "127.0.0.1:5174")
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		r := cli.Exec(ctx, nil, "", "state", "--via", "relay")
+		const want = "http://localhost:5174"
+		switch r.Code {
+		case 5: // found, and no page on it
+			r.Fails(t, 5, "no-page-connected")
+			if !reflect.DeepEqual(r.Warnings(), []string{"relay-found"}) || !strings.Contains(r.Stderr, want) {
+				t.Errorf("%s", r)
+			}
+		case 7:
+			if e := r.Fails(t, 7, "ambiguous-relay"); !strings.Contains(fmt.Sprint(e["relays"]), want) {
+				t.Errorf("%s", r)
+			}
+		default:
+			t.Errorf("want the relay on 5174 found: %s", r)
+		}
+	})
+
 	t.Run("--relay with the route prefix", func(t *testing.T) {
 		for _, suffix := range []string{"/__dev-toolbar", "/__dev-toolbar/", "/__dev-toolbar/state"} {
 			r := dtb(t, "state", "--relay", relay.URL+suffix, "--reporter", rid, "--jq", ".connection.connected")
