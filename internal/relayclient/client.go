@@ -54,6 +54,8 @@ func New(base string, timeout time.Duration) (*Client, error) {
 	}
 	u.Path = trimRoutes(strings.TrimRight(u.Path, "/"))
 	u.RawPath = ""
+	// A query or fragment copied along with a route URL is not part of the relay.
+	u.RawQuery, u.Fragment, u.RawFragment = "", "", ""
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
