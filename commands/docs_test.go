@@ -351,8 +351,11 @@ On failure nothing is printed on stdout, and stderr gets one error document on o
   ` + "`--json-errors` (`$DTB_JSON_ERRORS`)" + ` keeps the JSON document there too.
 - Warnings go to stderr as one JSON line each, ` + "`{\"message\":\"…\",\"warning\":\"<code>\"}`" + `, and
   the command still succeeds: ` + "`stale`" + ` (the page has not checked in recently; ` + "`--fresh`" + ` makes
-  it an error) and ` + "`ambiguous`" + ` (several pages report to the relay; ` + "`--strict`" + ` makes it an
-  error).
+  it an error), ` + "`ambiguous`" + ` (several pages report to the relay; ` + "`--strict`" + ` makes it an
+  error), ` + "`busy`" + ` (the relay says the page is running a command, ` + "`connection.busy`" + `: its
+  state is from before it started, and ` + "`--fresh`" + ` does not fail on it) and ` + "`relay-found`" + ` (no
+  relay was named and the default did not answer, so dtb uses the one that answered on
+  another usual port, named in ` + "`relay`" + `; docs/toolbar.md).
 `
 
 const reasonsProse = `

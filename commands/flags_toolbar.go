@@ -22,7 +22,7 @@ const catToolbarFlags = "Toolbar"
 func toolbarFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "relay", Usage: "relay `URL` (the dev server or `dtb relay`)", Value: relayclient.DefaultBase, EnvVars: []string{"DTB_RELAY"}, Category: catToolbarFlags},
-		&cli.StringFlag{Name: "via", Usage: "toolbar transport: relay or cdp (default: relay when --relay/DTB_RELAY is set, else cdp when a browser session is reachable, else relay)", EnvVars: []string{"DTB_VIA"}, Category: catToolbarFlags},
+		&cli.StringFlag{Name: "via", Usage: "toolbar transport: relay or cdp (default: relay when --relay/DTB_RELAY or --reporter is set, else cdp when a browser session is reachable, else relay)", EnvVars: []string{"DTB_VIA"}, Category: catToolbarFlags},
 		&cli.StringFlag{Name: "reporter", Usage: "target one page by its reporter `ID` (relay only; see connection.reporterId)", EnvVars: []string{"DTB_REPORTER"}, Category: catToolbarFlags},
 		&cli.StringFlag{Name: "instance", Usage: "toolbar instance `ID` when a page mounts several (cdp only)", EnvVars: []string{"DTB_INSTANCE"}, Category: catToolbarFlags},
 		&cli.StringFlag{Name: "global", Value: toolbar.DefaultGlobal, Usage: "the bridge's global `NAME` (its globalName option; cdp only)", EnvVars: []string{"DTB_GLOBAL"}, Category: catToolbarFlags},
@@ -37,8 +37,8 @@ func toolbarCommandFlags(own ...cli.Flag) []cli.Flag {
 }
 
 // toolbarTransport picks the transport as DESIGN.md says: --via wins; a relay URL
-// given by flag or environment means relay; else cdp when a browser session is
-// reachable; else the default relay. The caller defers the returned close (the
+// (or a --reporter) given by flag or environment means relay; else cdp when a
+// browser session is reachable; else the default relay. The caller defers the returned close (the
 // CDP transport keeps its tab connection between calls).
 func toolbarTransport(c *cli.Context, inv *invocation, timeout time.Duration) (toolbar.Transport, func(), error) {
 	via := c.String("via")
@@ -49,7 +49,8 @@ func toolbarTransport(c *cli.Context, inv *invocation, timeout time.Duration) (t
 	}
 	if via == "" {
 		via = "relay"
-		if !c.IsSet("relay") && cdpSessionReachable(c) {
+		// --reporter names a page that reports to a relay: it means the relay.
+		if !c.IsSet("relay") && !c.IsSet("reporter") && cdpSessionReachable(c) {
 			via = "cdp"
 		}
 	}
@@ -76,7 +77,7 @@ func toolbarTransport(c *cli.Context, inv *invocation, timeout time.Duration) (t
 }
 
 // testRelayPortsEnv replaces the ports dtb looks for a relay on; for tests only
-// (docs/relay.md), so that a test does not depend on what else listens on the
+// (docs/toolbar.md), so that a test does not depend on what else listens on the
 // machine's usual ports.
 const testRelayPortsEnv = "DTB_TEST_RELAY_PORTS"
 

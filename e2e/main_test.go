@@ -9,6 +9,10 @@
 // Chromium (DTB_CHROME, else chromium-headless-shell or chromium on the PATH) the
 // tests skip, except under CI=true, where that is a failure. E2E_TRACE=1 logs
 // every dtb run with its time and exit code.
+//
+// upstream_test.go is a loopback stand-in for the upstream playground relay (one
+// slot, ?reporter= ignored) that tests start where dtb must not trust the relay to
+// target a page; DTB_TEST_RELAY_PORTS pins the ports relay discovery probes.
 package e2e
 
 import (

@@ -9,6 +9,19 @@ import (
 )
 
 // Busy says which command a busy page is running and for how long.
+//
+// Wire format (dtb relay's addition to the spec's connection object, §4.5; the
+// upstream relay never sends it): while a page has taken a command and not yet
+// reported its outcome, the connection object of every answer that carries one
+// (GET state, GET commands, and refusals such as 503 no-page-connected and 504
+// timeout) has
+//
+//	"busy": {"commandId": "demo.sleep", "ageMs": 3070}
+//
+// commandId is the id of the command the page took first among those it has not
+// answered, ageMs the ms since it took it. Absent, null or false: not busy. A
+// relay may keep saying connected while busy; if it says stale, dtb reads the
+// page as busy, not gone (a warning on state, page-busy on run).
 type Busy struct {
 	CommandID string `json:"commandId,omitempty"`
 	AgeMs     int64  `json:"ageMs"`

@@ -54,6 +54,8 @@ func New(base string, timeout time.Duration) (*Client, error) {
 	}
 	u.Path = trimRoutes(strings.TrimRight(u.Path, "/"))
 	u.RawPath = ""
+	// A query or fragment copied along with a route URL is not part of the relay.
+	u.RawQuery, u.Fragment, u.RawFragment = "", "", ""
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
@@ -109,19 +111,22 @@ func (c *Client) Run(ctx context.Context, id string, input json.RawMessage, repo
 
 // do performs one request and returns the body of a 2xx relay answer; mustHave is
 // a key that proves the body is the relay's JSON and not something else's. When
-// the base is not a relay and discovery is on, it finds one (once) and asks it:
-// nothing reached a page the first time, so asking again is safe.
+// the base is not a relay and discovery is on, it looks for one (until one is
+// found) and asks it: nothing reached a page the first time, so asking again is
+// safe.
 func (c *Client) do(ctx context.Context, method, route, reporter string, body []byte, mustHave string) (json.RawMessage, error) {
 	data, err := c.once(ctx, method, route, reporter, body, mustHave)
 	if err == nil || c.discovery == nil || !discoverable(err) {
 		return data, err
 	}
 	d := c.discovery
-	c.discovery = nil
 	found, err := c.discover(ctx, d.Ports, err)
 	if err != nil {
+		// Nothing found yet: a later call (dtb state --until polling while the
+		// dev server starts) looks again.
 		return nil, err
 	}
+	c.discovery = nil
 	from := c.base.String()
 	c.base = found
 	if d.Found != nil {

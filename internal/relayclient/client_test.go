@@ -538,6 +538,52 @@ func TestNew(t *testing.T) {
 	}
 }
 
+func TestRouteSuffix(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://localhost:5273/__dev-toolbar":               "http://localhost:5273",
+		"http://localhost:5273/__dev-toolbar/":              "http://localhost:5273",
+		"http://localhost:5273/__dev-toolbar/state":         "http://localhost:5273",
+		"http://localhost:5273/__dev-toolbar/commands":      "http://localhost:5273",
+		"http://localhost:5273/__dev-toolbar/state?x=1#top": "http://localhost:5273",
+		"localhost:3000/app/__dev-toolbar":                  "http://localhost:3000/app",
+		"http://localhost:3000/__dev-toolbarX":              "http://localhost:3000/__dev-toolbarX",
+		"http://localhost:3000/app":                         "http://localhost:3000/app",
+	} {
+		c := mustClient(t, in, time.Second)
+		if c.Base() != want {
+			t.Errorf("%s: base %q, want %q", in, c.Base(), want)
+		}
+	}
+	c := mustClient(t, "http://localhost:5273/__dev-toolbar", time.Second)
+	if got := c.url("/state", ""); got != "http://localhost:5273/__dev-toolbar/state" {
+		t.Errorf("state URL %s", got)
+	}
+}
+
+func TestBusyRefusals(t *testing.T) {
+	busy := json.RawMessage(`{"connected":false,"stale":true,"busy":{"commandId":"demo.sleep","ageMs":4200}}`)
+	e := relayError(503, map[string]json.RawMessage{"ok": json.RawMessage("false"), "reason": json.RawMessage(`"no-page-connected"`), "message": json.RawMessage(`"The last check-in was 4200 ms ago"`), "connection": busy})
+	if e.Reason != "page-busy" || e.ExitCode() != 4 || !strings.Contains(e.Message, `"demo.sleep"`) || !strings.Contains(e.Message, "4200 ms") {
+		t.Errorf("503 while busy: %s %q", e.Reason, e.Message)
+	}
+	if b, ok := e.Details["busy"].(*Busy); !ok || b.CommandID != "demo.sleep" || b.AgeMs != 4200 {
+		t.Errorf("busy detail %#v", e.Details["busy"])
+	}
+	e = relayError(504, map[string]json.RawMessage{"reason": json.RawMessage(`"timeout"`), "message": json.RawMessage(`"No page picked up \"x\""`), "connection": busy})
+	if e.Reason != "timeout" || !strings.Contains(e.Message, "busy running") {
+		t.Errorf("504 while busy: %s %q", e.Reason, e.Message)
+	}
+	for _, notBusy := range []string{`{"busy":null}`, `{"busy":false}`, `{}`} {
+		e = relayError(503, map[string]json.RawMessage{"reason": json.RawMessage(`"no-page-connected"`), "connection": json.RawMessage(notBusy)})
+		if e.Reason != "no-page-connected" {
+			t.Errorf("%s: %s", notBusy, e.Reason)
+		}
+	}
+	if b := BusyOf(json.RawMessage(`true`)); b == nil || b.CommandID != "" {
+		t.Errorf("busy: true = %#v", b)
+	}
+}
+
 func mustClient(t *testing.T, base string, timeout time.Duration) *Client {
 	t.Helper()
 	c, err := New(base, timeout)

@@ -60,6 +60,9 @@ func (c *Client) discover(ctx context.Context, candidates []int, orig error) (*u
 			ports = append(ports, p)
 		}
 	}
+	if len(ports) == 0 {
+		return nil, orig
+	}
 	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true, Proxy: nil}}

@@ -148,7 +148,8 @@ func (r *Relay) targeted(ctx context.Context, fetch func(context.Context, string
 }
 
 func (r *Relay) noSuchReporter(seen []string, c *Connection) *output.Error {
-	return output.Errorf("no-such-reporter", "no page with reporterId %q reports to the relay at %s (the pages reporting: %s); connection.reporterId of `dtb state` names the page whose state it shows", r.Reporter, r.Client.Base(), quoteList(seen)).With("reporter", r.Reporter).With("reporterIds", seen).With("connection", c)
+	// A one-slot relay shows only the id of the page whose snapshot it stores.
+	return output.Errorf("no-such-reporter", "no page with reporterId %q reports to the relay at %s: it counts %d page(s) reporting and holds the snapshot of %s; connection.reporterId of `dtb state` names the page whose state it shows", r.Reporter, r.Client.Base(), c.Reporters, quoteList(seen)).With("reporter", r.Reporter).With("reporterIds", seen).With("connection", c)
 }
 
 // unknownReporter turns dtb relay's answer to a reporter it has never seen (503

@@ -73,7 +73,7 @@ func CheckConnection(doc json.RawMessage, fresh, strict bool, reporter string) (
 		warns = append(warns, Warning{"busy", c.Busy.Describe() + "; the state is from before it started"})
 	case c.Stale:
 		if fresh {
-			return nil, output.Errorf("stale", "the page's last check-in is older than the relay's staleMs: the tab is probably closed or reloading (state is from %d ms ago)", c.AgeMs).With("connection", c)
+			return nil, output.Errorf("stale", "the page's last check-in is older than the relay's staleMs: the tab is probably closed or reloading, or running a long command (the page checks in again when it finishes; dtb relay reports that as busy) (state is from %d ms ago)", c.AgeMs).With("connection", c)
 		}
 		warns = append(warns, Warning{"stale", "the state is stale: the page has not checked in recently (use --fresh to fail instead)"})
 	}

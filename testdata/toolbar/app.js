@@ -61,6 +61,11 @@
     { key: "checkout.apiToken", label: "Checkout API token", type: "string", base: "sk_live_fixture_4242", default: null, source: "server-rule", reloadBehavior: "live", masked: true },
     { key: "greeting", label: "Greeting", type: "string", base: "hello", default: "hello", source: "default", reloadBehavior: "route-refresh" },
   ];
+  // variant=1: a variant flag whose variants include null, which flags.set takes
+  // although its declared input schema cannot say so (issue 11).
+  if (flag("variant", false)) {
+    FLAG_CATALOGUE.push({ key: "checkout.variant", label: "Checkout variant", type: "variant", variants: ["control", "treatment", null], base: "control", default: null, source: "cohort", reloadBehavior: "live" });
+  }
 
   function display(v, masked) {
     if (masked) return v === null ? "null" : "[redacted]";
@@ -133,11 +138,13 @@
         return;
       }
       var v = input.value;
-      if (typeof v !== f.type || (f.type === "number" && !isFinite(v))) {
+      var fits = f.type === "variant" ? f.variants.indexOf(v) >= 0 : typeof v === f.type && (f.type !== "number" || isFinite(v));
+      if (!fits) {
         var shown;
         try { shown = typeof v === "number" ? String(v) : JSON.stringify(v); } catch (e) { shown = String(v); }
         if (shown === undefined) shown = String(v);
-        throw new TypeError(JSON.stringify(f.key) + " is a " + f.type + " flag; " + shown + " is not a valid " + f.type + " value.");
+        throw new TypeError(JSON.stringify(f.key) + " is a " + f.type + " flag; " + shown + " is not a valid " + f.type + " value." +
+          (f.variants ? " Variants: " + f.variants.map(function (x) { return JSON.stringify(x); }).join(", ") + "." : ""));
       }
       overrides.delete(f.key);
       overrides.set(f.key, v);
