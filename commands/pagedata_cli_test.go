@@ -1,7 +1,9 @@
 package commands
 
 import (
+	"encoding/json"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -234,6 +236,30 @@ func TestPageDataCLI(t *testing.T) {
 		if !strings.HasSuffix(got, "/pages/history.html?b:reload") || strings.Count(got, "back_forward")+strings.Count(got, "bfcache") != 2 {
 			t.Errorf("the page's log: %s", got)
 		}
+	})
+
+	t.Run("navigates only its own tabs", func(t *testing.T) {
+		r := e.Run(t, "status", "-r", "--jq", ".browser.endpoint")
+		r.Exit(t, 0)
+		endpoint := strings.TrimSpace(r.Stdout)
+		resp, err := http.DefaultClient.Do(mustReq(t, http.MethodPut, endpoint+"/json/new?"+srv.URL+"/pages/index.html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var foreign struct{ ID string }
+		json.NewDecoder(resp.Body).Decode(&foreign)
+		resp.Body.Close()
+		defer func() {
+			if resp, err := http.Get(endpoint + "/json/close/" + foreign.ID); err == nil {
+				resp.Body.Close()
+			}
+		}()
+		for _, args := range [][]string{{"back"}, {"forward"}, {"reload"}, {"network", "--reload"}} {
+			e.Run(t, append(args, "--tab", foreign.ID)...).Fails(t, 6, "not-owned")
+		}
+		// Reading it is not navigating it.
+		e.Run(t, "console", "--tab", foreign.ID).Exit(t, 0)
+		e.Run(t, "network", "--tab", foreign.ID).Exit(t, 0)
 	})
 
 	t.Run("cookies", func(t *testing.T) {
