@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/cdp/read"
 )
 
 func init() {
@@ -83,6 +84,11 @@ func historyCommand(c *cli.Context, inv *invocation, nav func(ctx context.Contex
 	return withPage(c, inv, func(ctx context.Context, _ *cdp.Session, p *cdp.Page) (any, error) {
 		if !p.Owned {
 			return nil, cdp.NotOwned(p)
+		}
+		// As open does: the new document's DOM changes are tracked from its
+		// first node, so a later extract or wait knows at once whether it is quiet.
+		if err := read.AddTracker(ctx, p); err != nil {
+			return nil, cdp.WrapCDP(ctx, err, "preparing the navigation")
 		}
 		return nav(ctx, p, wait)
 	})

@@ -228,6 +228,12 @@ func TestPageDataCLI(t *testing.T) {
 		if r.Exit(t, 0); strings.TrimSpace(r.Stdout) != "200" {
 			t.Errorf("reload: %s", r.Stdout)
 		}
+		// As after open, the reloaded document is tracked from its first node.
+		var tracked bool
+		evalJSON(t, "!!window[Symbol.for('dtb.quiet')]", &tracked)
+		if !tracked {
+			t.Errorf("the reloaded document has no DOM tracker")
+		}
 		var loads []string
 		evalJSON(t, "JSON.parse(sessionStorage.getItem('loads'))", &loads)
 		got := strings.Join(loads, " ")
