@@ -47,6 +47,9 @@ Examples:
 		Action: action(noArgs(func(c *cli.Context, inv *invocation) (any, error) {
 			o := cdp.PDFOptions{Paper: c.String("paper"), Landscape: c.Bool("landscape"), Background: c.Bool("background"),
 				Scale: c.Float64("scale"), Margin: c.Float64("margin"), PageRanges: c.String("pages"), CSSPage: c.Bool("css-page-size")}
+			if _, err := cdp.ParsePaper(o.Paper); err != nil {
+				return nil, err
+			}
 			if c.IsSet("margin") && o.Margin < 0 {
 				return nil, output.Usage("--margin must not be negative")
 			}
