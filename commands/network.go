@@ -21,9 +21,9 @@ Each request has url, method, status, type, size, transferSize, durationMs, time
 failed and failure (net::ERR_… or "HTTP 404 (Not Found)"), and "source": timing
 (the page's resource timing entries: status, sizes and duration, but no method
 for fetch/XHR), log (a failed load only Chrome's log names) or live (seen while
-dtb watched). The requests of the current document count, from before this
-command ran; see docs/ci.md for the limits (the 250-entry timing buffer,
-methods, requests of earlier documents).
+watching). The requests of the current document count, from before this command
+ran; see docs/ci.md for the limits (the 250-entry timing buffer, methods,
+requests of earlier documents).
 
 --failed lists only 4xx, 5xx and network errors; --filter keeps URLs containing
 PATTERN (or matching /REGEXP/); --fail-on-failed fails network-failures (exit 1,
