@@ -26,6 +26,18 @@ var argumentFlags = map[string]bool{
 	// conditions to wait for
 	"until": true, "load": true, "gone": true, "url": true, "js": true, "quiet": true,
 	"wait-css": true, "wait-text": true, "wait-url": true,
+	// what to read or change of the page, and how to print it
+	"level": true, "since": true, "watch": true, "failed": true, "filter": true, "fail-on-failed": true,
+	"reload": true, "hard": true, "domain": true, "path": true, "expires": true, "http-only": true,
+	"secure": true, "same-site": true, "stdin": true, "steps": true, "landscape": true,
+	"background": true, "scale": true, "margin": true, "pages": true, "css-page-size": true,
+}
+
+// drag's drop target: the locator flags again, with a to- prefix.
+func init() {
+	for _, f := range prefixedLocatorFlags("to-", "", "") {
+		argumentFlags[f.Names()[0]] = true
+	}
 }
 
 func TestEverySettingHasAnEnvironmentVariable(t *testing.T) {

@@ -15,22 +15,36 @@ const catLocator = "Locator"
 
 // locatorFlags are the flags that name an element, shared by every
 // interaction command (and screenshot --element).
-func locatorFlags() []cli.Flag {
+func locatorFlags() []cli.Flag { return prefixedLocatorFlags("", "", catLocator) }
+
+// prefixedLocatorFlags are the locator flags named prefix+name, their usage
+// led by lead: the second element of a command (drag's --to-text, --to-role …).
+func prefixedLocatorFlags(prefix, lead, category string) []cli.Flag {
+	str := func(name, usage string) cli.Flag {
+		return &cli.StringFlag{Name: prefix + name, Usage: lead + usage, Category: category}
+	}
+	boolean := func(name, usage string) cli.Flag {
+		return &cli.BoolFlag{Name: prefix + name, Usage: lead + usage, Category: category}
+	}
+	float := func(name, usage string) cli.Flag {
+		return &cli.Float64Flag{Name: prefix + name, Usage: lead + usage, Category: category}
+	}
+	p := "--" + prefix
 	return []cli.Flag{
-		&cli.StringFlag{Name: "css", Usage: "CSS `SELECTOR` (matched in each open shadow root and frame)", Category: catLocator},
-		&cli.StringFlag{Name: "text", Usage: "visible `TEXT` (substring, case-insensitive; --exact for the whole text)", Category: catLocator},
-		&cli.StringFlag{Name: "role", Usage: "ARIA `ROLE` as the accessibility tree computes it (button, link, textbox, checkbox …)", Category: catLocator},
-		&cli.StringFlag{Name: "name", Usage: "accessible `NAME` of --role (substring unless --exact)", Category: catLocator},
-		&cli.StringFlag{Name: "label", Usage: "form control by its label `TEXT` (<label>, aria-label, aria-labelledby)", Category: catLocator},
-		&cli.StringFlag{Name: "placeholder", Usage: "input by its placeholder `TEXT`", Category: catLocator},
-		&cli.BoolFlag{Name: "exact", Usage: "--text, --name, --label, --placeholder match the whole text, case-sensitively", Category: catLocator},
-		&cli.StringFlag{Name: "ref", Usage: "element `eN` from the tab's last inspect (also positional @eN)", Category: catLocator},
-		&cli.StringFlag{Name: "frame", Usage: "search only in the frame `ID` (frame id from inspect, frame name, or part of its URL)", Category: catLocator},
-		&cli.Float64Flag{Name: "x", Usage: "the element at viewport point `X` (with --y)", Category: catLocator},
-		&cli.Float64Flag{Name: "y", Usage: "the element at viewport point `Y` (with --x)", Category: catLocator},
-		&cli.BoolFlag{Name: "document", Usage: "--x/--y are document coordinates (dtb scrolls them into view)", Category: catLocator},
-		&cli.IntFlag{Name: "nth", Usage: "pick match `N` of several, counting from 0 in document order", Category: catLocator},
-		&cli.StringFlag{Name: "within", Usage: "only matches inside the smallest card, row or section that also shows `TEXT` (an exact text match wins)", Category: catLocator},
+		str("css", "CSS `SELECTOR` (matched in each open shadow root and frame)"),
+		str("text", "visible `TEXT` (substring, case-insensitive; "+p+"exact for the whole text)"),
+		str("role", "ARIA `ROLE` as the accessibility tree computes it (button, link, textbox, checkbox …)"),
+		str("name", "accessible `NAME` of "+p+"role (substring unless "+p+"exact)"),
+		str("label", "form control by its label `TEXT` (<label>, aria-label, aria-labelledby)"),
+		str("placeholder", "input by its placeholder `TEXT`"),
+		boolean("exact", p+"text, "+p+"name, "+p+"label, "+p+"placeholder match the whole text, case-sensitively"),
+		str("ref", "element `eN` from the tab's last inspect (also positional @eN)"),
+		str("frame", "search only in the frame `ID` (frame id from inspect, frame name, or part of its URL)"),
+		float("x", "the element at viewport point `X` (with "+p+"y)"),
+		float("y", "the element at viewport point `Y` (with "+p+"x)"),
+		boolean("document", p+"x/"+p+"y are document coordinates (dtb scrolls them into view)"),
+		&cli.IntFlag{Name: prefix + "nth", Usage: lead + "pick match `N` of several, counting from 0 in document order", Category: category},
+		str("within", "only matches inside the smallest card, row or section that also shows `TEXT` (an exact text match wins)"),
 	}
 }
 
@@ -61,32 +75,38 @@ func interactFlags(own ...cli.Flag) []cli.Flag {
 // locatorFrom builds the locator from the flags and an optional positional
 // shorthand: "@e3" is a ref, anything else a CSS selector.
 func locatorFrom(c *cli.Context, positional string) (interact.Locator, error) {
+	return prefixedLocatorFrom(c, "", positional)
+}
+
+// prefixedLocatorFrom is locatorFrom over the flags of prefixedLocatorFlags.
+func prefixedLocatorFrom(c *cli.Context, prefix, positional string) (interact.Locator, error) {
+	f := func(name string) string { return prefix + name }
 	l := interact.Locator{
-		CSS:         c.String("css"),
-		Text:        c.String("text"),
-		Role:        c.String("role"),
-		Name:        c.String("name"),
-		Label:       c.String("label"),
-		Placeholder: c.String("placeholder"),
-		Exact:       c.Bool("exact"),
-		Ref:         c.String("ref"),
-		Frame:       c.String("frame"),
-		Document:    c.Bool("document"),
-		Within:      c.String("within"),
+		CSS:         c.String(f("css")),
+		Text:        c.String(f("text")),
+		Role:        c.String(f("role")),
+		Name:        c.String(f("name")),
+		Label:       c.String(f("label")),
+		Placeholder: c.String(f("placeholder")),
+		Exact:       c.Bool(f("exact")),
+		Ref:         c.String(f("ref")),
+		Frame:       c.String(f("frame")),
+		Document:    c.Bool(f("document")),
+		Within:      c.String(f("within")),
 		Nth:         interact.NoNth,
 	}
-	if c.IsSet("x") {
-		x := c.Float64("x")
+	if c.IsSet(f("x")) {
+		x := c.Float64(f("x"))
 		l.X = &x
 	}
-	if c.IsSet("y") {
-		y := c.Float64("y")
+	if c.IsSet(f("y")) {
+		y := c.Float64(f("y"))
 		l.Y = &y
 	}
-	if c.IsSet("nth") {
-		l.Nth = c.Int("nth")
+	if c.IsSet(f("nth")) {
+		l.Nth = c.Int(f("nth"))
 		if l.Nth < 0 {
-			return l, output.Usage("--nth counts from 0")
+			return l, output.Usage("--%s counts from 0", f("nth"))
 		}
 	}
 	if positional != "" {

@@ -91,11 +91,11 @@ func mcpTools(cmds []*cli.Command) []mcpserver.Tool {
 				continue
 			}
 			p := append(append([]string(nil), path...), c.Name)
+			// A command with subcommands is offered as its subcommands: its
+			// own bare form (cookies) is a shorthand of one of them (cookies get).
 			if len(c.Subcommands) > 0 {
 				walk(p, c.Subcommands)
-				if c.Action == nil {
-					continue
-				}
+				continue
 			}
 			tools = append(tools, mcpTool(p, c))
 		}

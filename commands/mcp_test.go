@@ -27,21 +27,33 @@ func TestMCPToolsFromTheCommandTree(t *testing.T) {
 		return out
 	}
 	cases := map[string][]string{
-		"open":       {"url:string!"},
-		"type":       {"selector:string", "text:string!"},
-		"press":      {"selector:string", "key:string!"},
-		"eval":       {"expr:string"}, // optional: eval --file F is another form
-		"run":        {"id:string!", "input:object"},
-		"select":     {"values:array!"},
-		"upload":     {"files:array!"},
-		"search":     {"queries:array!"},
-		"screenshot": {"locator:string"},
-		"inspect":    nil,
+		"open":        {"url:string!"},
+		"type":        {"selector:string", "text:string!"},
+		"press":       {"selector:string", "key:string!"},
+		"eval":        {"expr:string"}, // optional: eval --file F is another form
+		"run":         {"id:string!", "input:object"},
+		"select":      {"values:array!"},
+		"upload":      {"files:array!"},
+		"search":      {"queries:array!"},
+		"screenshot":  {"locator:string"},
+		"inspect":     nil,
+		"drag":        {"source:string", "target:string"},
+		"storage":     {"area:string!", "op:string", "key:string", "value:string"},
+		"cookies_set": {"name:string!", "value:string!"},
+		"cookies_get": {"name:string"},
+		"console":     nil,
 	}
 	for name, want := range cases {
 		if got := positionals(name); !slices.Equal(got, want) {
 			t.Errorf("%s positionals = %v, want %v", name, got, want)
 		}
+	}
+	// A command with subcommands is offered as its subcommands only.
+	if _, ok := tools["cookies"]; ok {
+		t.Errorf("cookies is a tool besides cookies_get")
+	}
+	if enum := tools["console"].Params; !slices.ContainsFunc(enum, func(p mcpserver.Param) bool { return p.Name == "fail_on" && len(p.Enum) == 4 }) {
+		t.Errorf("console's fail_on has no enum: %+v", enum)
 	}
 	for _, c := range registered {
 		if mcpHidden[c.Name] {

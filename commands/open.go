@@ -27,7 +27,7 @@ Examples:
 		Flags: withBrowserFlags(
 			&cli.BoolFlag{Name: "current", Usage: "navigate the current tab instead of opening a new one"},
 			&cli.BoolFlag{Name: "incognito", Usage: "open in an incognito window/context (a workspace window's incognito-ness is fixed; a mismatch opens a new window that takes over the workspace)"},
-			&cli.StringFlag{Name: "wait", Value: "load", Usage: "wait for `EVENT`: load, domcontentloaded or none", EnvVars: []string{"DTB_WAIT"}},
+			navWaitFlag(),
 		),
 		Action: action(func(c *cli.Context, inv *invocation) (any, error) {
 			if c.NArg() != 1 {

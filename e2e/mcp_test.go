@@ -98,7 +98,13 @@ func TestMCPTools(t *testing.T) {
 			t.Fatalf("no tool %q among %d tools", want, len(list.Tools))
 		}
 	}
-	for _, absent := range []string{"mcp", "relay", "completion"} {
+	// The page-data commands of issue 13; cookies is offered as its subcommands.
+	for _, want := range []string{"console", "network", "back", "forward", "reload", "cookies_get", "cookies_set", "cookies_clear", "storage", "pdf", "drag"} {
+		if tools[want] == nil {
+			t.Errorf("no tool %q", want)
+		}
+	}
+	for _, absent := range []string{"mcp", "relay", "completion", "cookies"} {
 		if tools[absent] != nil {
 			t.Errorf("tool %q should not be offered", absent)
 		}
@@ -139,6 +145,15 @@ func TestMCPTools(t *testing.T) {
 	if !slices.Contains(required("open"), any("url")) || !slices.Contains(required("run"), any("id")) {
 		t.Errorf("required: open %v, run %v", required("open"), required("run"))
 	}
+	if got, _ := get(props("console"), "fail_on", "enum").([]any); !slices.Equal(got, []any{"debug", "info", "warning", "error"}) {
+		t.Errorf("console.fail_on enum = %v", got)
+	}
+	if get(props("drag"), "to_text", "type") != "string" || get(props("drag"), "source", "type") != "string" {
+		t.Errorf("drag's properties: %v", props("drag"))
+	}
+	if !slices.Contains(required("cookies_set"), any("value")) || !slices.Contains(required("storage"), any("area")) {
+		t.Errorf("required: cookies_set %v, storage %v", required("cookies_set"), required("storage"))
+	}
 	if got := get(props("run"), "input", "type"); got != "object" {
 		t.Errorf("run.input type = %v", got)
 	}
@@ -156,6 +171,12 @@ func TestMCPTools(t *testing.T) {
 	toolOK(t, cs, "click", map[string]any{"selector": "@" + ref})
 	if got := toolOK(t, cs, "eval", map[string]any{"expr": "window.mcpClicks"}); strings.TrimSpace(got) != "1" {
 		t.Errorf("the page counted %s clicks, want 1", got)
+	}
+
+	// Storage set through a tool is in the page's own storage.
+	toolOK(t, cs, "storage", map[string]any{"area": "session", "op": "set", "key": "mcp.key", "value": "set by a tool"})
+	if got := toolOK(t, cs, "eval", map[string]any{"expr": "sessionStorage.getItem('mcp.key')"}); strings.TrimSpace(got) != `"set by a tool"` {
+		t.Errorf("the page's sessionStorage holds %s", got)
 	}
 
 	// The toolbar through the relay.

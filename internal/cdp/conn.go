@@ -181,6 +181,49 @@ func (c *Conn) Close() error {
 // params and result may be cdproto types; they are encoded with JSON v2 as
 // cdproto requires.
 func (c *Conn) Call(ctx context.Context, sessionID, method string, params, result any) error {
+	wait, err := c.send(ctx, sessionID, method, params)
+	if err != nil {
+		return err
+	}
+	return wait(result)
+}
+
+// Cmd is one command of a Pipeline.
+type Cmd struct {
+	Method         string
+	Params, Result any
+}
+
+// Pipeline sends cmds in order without waiting for each answer before the
+// next, then waits for every answer; it returns the first error in command
+// order. The browser handles a target's commands in the order they arrive, so
+// this is Call after Call without a round trip (and, for input events, without
+// a frame) between them.
+func (c *Conn) Pipeline(ctx context.Context, sessionID string, cmds ...Cmd) error {
+	waits := make([]func(any) error, 0, len(cmds))
+	var sendErr error
+	for _, cmd := range cmds {
+		wait, err := c.send(ctx, sessionID, cmd.Method, cmd.Params)
+		if err != nil {
+			sendErr = err
+			break
+		}
+		waits = append(waits, wait)
+	}
+	var first error
+	for i, wait := range waits {
+		if err := wait(cmds[i].Result); err != nil && first == nil {
+			first = err
+		}
+	}
+	if first == nil {
+		first = sendErr
+	}
+	return first
+}
+
+// send writes one command and returns the wait for its answer.
+func (c *Conn) send(ctx context.Context, sessionID, method string, params any) (func(result any) error, error) {
 	msg := &cdproto.Message{ID: c.nextID.Add(1), SessionID: target.SessionID(sessionID), Method: cdproto.MethodType(method)}
 	if params != nil {
 		if raw, ok := params.(json.RawMessage); ok {
@@ -188,7 +231,7 @@ func (c *Conn) Call(ctx context.Context, sessionID, method string, params, resul
 		} else {
 			pb, err := jsonv2.Marshal(params, jsonv2.AllowInvalidUTF8(true))
 			if err != nil {
-				return fmt.Errorf("%s: encoding params: %w", method, err)
+				return nil, fmt.Errorf("%s: encoding params: %w", method, err)
 			}
 			msg.Params = pb
 		}
@@ -198,7 +241,7 @@ func (c *Conn) Call(ctx context.Context, sessionID, method string, params, resul
 	if c.err != nil {
 		err := c.err
 		c.mu.Unlock()
-		return fmt.Errorf("%s: %w", method, closedErr(err))
+		return nil, fmt.Errorf("%s: %w", method, closedErr(err))
 	}
 	c.pending[msg.ID] = ch
 	c.mu.Unlock()
@@ -206,8 +249,13 @@ func (c *Conn) Call(ctx context.Context, sessionID, method string, params, resul
 		c.mu.Lock()
 		delete(c.pending, msg.ID)
 		c.mu.Unlock()
-		return fmt.Errorf("%s: %w", method, err)
+		return nil, fmt.Errorf("%s: %w", method, err)
 	}
+	return func(result any) error { return c.await(ctx, msg.ID, method, ch, result) }, nil
+}
+
+// await waits for the answer to command id and decodes it into result.
+func (c *Conn) await(ctx context.Context, id int64, method string, ch chan *cdproto.Message, result any) error {
 	select {
 	case ans, ok := <-ch:
 		if !ok {
@@ -235,7 +283,7 @@ func (c *Conn) Call(ctx context.Context, sessionID, method string, params, resul
 		return nil
 	case <-ctx.Done():
 		c.mu.Lock()
-		delete(c.pending, msg.ID)
+		delete(c.pending, id)
 		c.mu.Unlock()
 		return ctx.Err()
 	}

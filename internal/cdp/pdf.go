@@ -26,6 +26,18 @@ var paperSizes = map[string][2]float64{
 // PaperNames lists the paper sizes for help texts.
 func PaperNames() string { return "letter, legal, tabloid, ledger, a3, a4, a5, a6" }
 
+// ParsePaper validates a --paper name ("" is letter).
+func ParsePaper(name string) (string, error) {
+	paper := strings.ToLower(name)
+	if paper == "" {
+		paper = "letter"
+	}
+	if _, ok := paperSizes[paper]; !ok {
+		return "", output.Usage("--paper must be one of %s, not %q", PaperNames(), name)
+	}
+	return paper, nil
+}
+
 // PDFOptions configure Page.PDF.
 type PDFOptions struct {
 	Paper      string  // a name of paperSizes; "" is letter
@@ -53,14 +65,11 @@ var pdfPageRE = regexp.MustCompile(`/Type\s*/Page\b[^s]`)
 // PDF prints the tab to PDF. A browser that cannot print (a headed Chrome
 // answers "not implemented") is pdf-unavailable.
 func (p *Page) PDF(ctx context.Context, o PDFOptions) (*PDF, error) {
-	paper := strings.ToLower(o.Paper)
-	if paper == "" {
-		paper = "letter"
+	paper, err := ParsePaper(o.Paper)
+	if err != nil {
+		return nil, err
 	}
-	size, ok := paperSizes[paper]
-	if !ok {
-		return nil, output.Usage("--paper must be one of %s, not %q", PaperNames(), o.Paper)
-	}
+	size := paperSizes[paper]
 	scale := o.Scale
 	if scale == 0 {
 		scale = 1

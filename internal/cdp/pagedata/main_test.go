@@ -50,7 +50,7 @@ func runMain(m *testing.M) int {
 	}
 	closedURL = "http://" + dead.Addr().String() + "/refused.js"
 	dead.Close()
-	srv := &http.Server{Handler: FixtureHandler(filepath.Join("..", "..", "..", "testdata", "pagedata"), closedURL)}
+	srv := &http.Server{Handler: testbrowser.PagedataHandler(filepath.Join("..", "..", "..", "testdata", "pagedata"), closedURL)}
 	go srv.Serve(ln)
 	defer srv.Close()
 	defer testbrowser.Release()

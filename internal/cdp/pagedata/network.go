@@ -471,3 +471,9 @@ func collectLive(ctx context.Context, events <-chan cdp.Event, d time.Duration, 
 		}
 	}
 }
+
+// CheckFilter validates a --filter pattern before any browser work.
+func CheckFilter(pattern string) error {
+	_, err := urlMatcher(pattern)
+	return err
+}

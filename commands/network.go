@@ -1,0 +1,75 @@
+package commands
+
+import (
+	"context"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/cdp/pagedata"
+	"github.com/dtb-cli/dtb/internal/output"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:     "network",
+		Category: catBrowser,
+		Usage:    "list the requests the tab's page made, including those from before dtb attached",
+		UsageText: `dtb network [--failed] [--filter PATTERN] [--fail-on-failed] [--watch DURATION] [--reload [--hard]]
+
+Each request has url, method, status, type, size, transferSize, durationMs, time,
+failed and failure (net::ERR_… or "HTTP 404 (Not Found)"), and "source": timing
+(the page's resource timing entries: status, sizes and duration, but no method
+for fetch/XHR), log (a failed load only Chrome's log names) or live (seen while
+watching). The requests of the current document count, from before this command
+ran; see docs/ci.md for the limits (the 250-entry timing buffer, methods,
+requests of earlier documents).
+
+--failed lists only 4xx, 5xx and network errors; --filter keeps URLs containing
+PATTERN (or matching /REGEXP/); --fail-on-failed fails network-failures (exit 1,
+nothing on stdout) when a listed request failed. --watch records new requests
+live for that long; --reload reloads the tab (--hard: bypassing the cache) and
+lists what the new document loads, recorded live with methods and statuses.
+
+Examples:
+  dtb open http://127.0.0.1:8080 && dtb network --fail-on-failed
+  dtb network --failed --jq '.requests[] | "\(.status) \(.url)"' -r
+  dtb network --filter /api/ --jq '[.requests[] | {url, status, durationMs}]'
+  dtb network --reload --hard --filter '/\.js$/'`,
+		Flags: withBrowserFlags(
+			&cli.BoolFlag{Name: "failed", Usage: "list only failed requests (4xx, 5xx, network errors)"},
+			&cli.StringFlag{Name: "filter", Usage: "list only URLs containing `PATTERN`, or matching /REGEXP/"},
+			&cli.BoolFlag{Name: "fail-on-failed", Usage: "fail network-failures (exit 1) when a listed request failed"},
+			&cli.DurationFlag{Name: "watch", Usage: "record new requests live this `LONG`"},
+			&cli.BoolFlag{Name: "reload", Usage: "reload the tab and record what it loads (the tab must be dtb's)"},
+			&cli.BoolFlag{Name: "hard", Usage: "with --reload, bypass the cache"},
+		),
+		Action: action(noArgs(func(c *cli.Context, inv *invocation) (any, error) {
+			o := pagedata.NetworkOptions{Failed: c.Bool("failed"), Filter: c.String("filter"), Wait: c.Duration("watch"), Reload: c.Bool("reload"), Hard: c.Bool("hard")}
+			if o.Hard && !o.Reload {
+				return nil, output.Usage("--hard goes with --reload")
+			}
+			if err := pagedata.CheckFilter(o.Filter); err != nil {
+				return nil, err
+			}
+			if o.Wait < 0 {
+				return nil, output.Usage("--watch must not be negative")
+			}
+			return withPage(c, inv, func(ctx context.Context, _ *cdp.Session, p *cdp.Page) (any, error) {
+				if o.Reload && !p.Owned {
+					return nil, cdp.NotOwned(p)
+				}
+				res, err := pagedata.ReadNetwork(ctx, p, o)
+				if err != nil {
+					return nil, err
+				}
+				if c.Bool("fail-on-failed") {
+					if err := res.FailOnFailed(); err != nil {
+						return nil, err
+					}
+				}
+				return res, nil
+			})
+		})),
+	})
+}
