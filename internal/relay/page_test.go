@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -184,46 +183,4 @@ func TestListenOnAnotherLoopbackAddress(t *testing.T) {
 		t.Fatalf("%d %.300s", r.status, r.raw)
 	}
 	expectReason(t, rt.do("GET", "/__dev-toolbar/state", "", "Host", "127.0.0.3:"+strings.Split(host, ":")[1]), 403, "non-loopback-host")
-}
-
-// Issue 11.3: a GET sees the page as of the read. A change made in the page
-// itself (not through the relay) is in the very next GET /state, although the
-// page's check-in is being held and its throttle would send the snapshot up to
-// a second later; and the refresh probe runs nothing in the page.
-func TestStateIsFresh(t *testing.T) {
-	rt := serveRelay(t, Options{LongPollMs: DefaultLongPollMs, RefreshMs: DefaultRefreshMs})
-	tb := openFixture(t, rt.relayT, "")
-	for i, v := range []int{5, 6, 7, 8} {
-		rt.waitHeld(1)
-		tb.eval(fmt.Sprintf(`__DEV_TOOLBAR__.instances.playground.runCommand("flags.set", {key: "search.rank", value: %d}).then(r => r.ok)`, v))
-		q := "?reporter=" + tb.reporter
-		if i%2 == 1 {
-			q = "" // the one-slot answer too
-		}
-		r := rt.do("GET", "/__dev-toolbar/state"+q, "")
-		if got := flagIn(r, "search.rank"); got != fmt.Sprint(v) {
-			t.Errorf("GET /state%s right after the page set search.rank=%d: %s (took %v)", q, v, got, r.took)
-		}
-		if r.took > time.Second {
-			t.Errorf("GET took %v", r.took)
-		}
-	}
-	// Nothing ran but the probes: the flag is the page's own last value.
-	if got := tb.flag("search.rank"); got != "8" {
-		t.Errorf("search.rank %s in the page", got)
-	}
-}
-
-// flagIn is a flag's effective value in a state answer (as JSON text).
-func flagIn(r resp, key string) string {
-	rows, _ := r.field("extensions", "flags", "flags").([]any)
-	for _, row := range rows {
-		if o, ok := row.(object); ok {
-			if k, _ := o.get("key"); k == key {
-				v, _ := o.get("effective")
-				return strings.TrimSpace(string(render(v)))
-			}
-		}
-	}
-	return "(no such flag)"
 }
