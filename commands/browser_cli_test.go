@@ -270,7 +270,12 @@ func TestBrowserCLI(t *testing.T) {
 			t.Fatalf("stop: %s", r.Stdout)
 		}
 		if _, err := os.Stat(launched.ProfileDir); err == nil {
-			t.Errorf("temporary profile %s of the killed browser left behind", launched.ProfileDir)
+			var left []string
+			filepath.WalkDir(launched.ProfileDir, func(path string, _ os.DirEntry, _ error) error {
+				left = append(left, path)
+				return nil
+			})
+			t.Errorf("temporary profile %s of the killed browser left behind: %q", launched.ProfileDir, left)
 		}
 	})
 }

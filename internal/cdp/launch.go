@@ -277,13 +277,20 @@ func logTail(path string) string {
 	return strings.TrimSpace(string(b))
 }
 
-// removeProfile deletes a temporary profile; the browser's helpers may still
-// be writing for a moment after it exits.
+// removeProfile deletes a temporary profile. The browser's helpers may still
+// be writing for a moment after the browser exits (a write in flight when the
+// kill came re-creates a folder), so the profile counts as removed only once it
+// has stayed gone for a moment.
 func removeProfile(dir string) error {
 	var err error
-	for range 20 {
+	for range 40 {
 		if err = os.RemoveAll(dir); err == nil {
-			return nil
+			time.Sleep(25 * time.Millisecond)
+			if _, statErr := os.Lstat(dir); os.IsNotExist(statErr) {
+				return nil
+			}
+			err = fmt.Errorf("%s re-appeared after removal", dir)
+			continue
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
