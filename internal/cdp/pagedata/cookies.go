@@ -84,22 +84,13 @@ func cookieURLs(ctx context.Context, p *cdp.Page, urls []string) ([]string, erro
 // Cookies lists the cookies the browser would send to urls (default: the
 // tab's URL), only those named name when it is set.
 func Cookies(ctx context.Context, p *cdp.Page, urls []string, name string) (*CookiesResult, error) {
-	urls, err := cookieURLs(ctx, p, urls)
-	if err != nil {
-		return nil, err
-	}
-	all, err := getCookies(ctx, p, urls)
+	urls, found, err := namedCookies(ctx, p, urls, name)
 	if err != nil {
 		return nil, err
 	}
 	res := &CookiesResult{Tab: cdp.TabRef{ID: p.ID, Alias: p.Alias}, URLs: urls, Cookies: []Cookie{}}
-	for _, c := range all {
-		if name == "" || c.Name == name {
-			res.Cookies = append(res.Cookies, c.cookie())
-		}
-	}
-	if name != "" && len(res.Cookies) == 0 {
-		return nil, output.Errorf("no-such-cookie", "no cookie named %q for %s", name, strings.Join(urls, ", ")).With("name", name).With("urls", urls)
+	for _, c := range found {
+		res.Cookies = append(res.Cookies, c.cookie())
 	}
 	res.Count = len(res.Cookies)
 	return res, nil
@@ -233,26 +224,40 @@ func SetCookie(ctx context.Context, p *cdp.Page, spec CookieSpec) (*CookiesResul
 // ClearCookies deletes the cookies the browser would send to urls (default:
 // the tab's URL), only those named name when it is set.
 func ClearCookies(ctx context.Context, p *cdp.Page, urls []string, name string) (*CookiesResult, error) {
-	urls, err := cookieURLs(ctx, p, urls)
-	if err != nil {
-		return nil, err
-	}
-	all, err := getCookies(ctx, p, urls)
+	urls, found, err := namedCookies(ctx, p, urls, name)
 	if err != nil {
 		return nil, err
 	}
 	res := &CookiesResult{Tab: cdp.TabRef{ID: p.ID, Alias: p.Alias}, URLs: urls, Cookies: []Cookie{}}
-	for _, c := range all {
-		if name != "" && c.Name != name {
-			continue
-		}
+	for _, c := range found {
 		if err := p.Call(ctx, "Network.deleteCookies", map[string]any{"name": c.Name, "domain": c.Domain, "path": c.Path}, nil); err != nil {
 			return nil, cdp.WrapCDP(ctx, err, "deleting cookie "+strconv.Quote(c.Name))
 		}
 		res.Cleared++
 	}
-	if name != "" && res.Cleared == 0 {
-		return nil, output.Errorf("no-such-cookie", "no cookie named %q for %s", name, strings.Join(urls, ", ")).With("name", name).With("urls", urls)
-	}
 	return res, nil
+}
+
+// namedCookies resolves urls (default: the tab's URL) and lists the cookies
+// the browser would send to them, only those named name when it is set; a
+// name that matches none is no-such-cookie.
+func namedCookies(ctx context.Context, p *cdp.Page, urls []string, name string) ([]string, []cdpCookie, error) {
+	urls, err := cookieURLs(ctx, p, urls)
+	if err != nil {
+		return nil, nil, err
+	}
+	all, err := getCookies(ctx, p, urls)
+	if err != nil {
+		return nil, nil, err
+	}
+	var found []cdpCookie
+	for _, c := range all {
+		if name == "" || c.Name == name {
+			found = append(found, c)
+		}
+	}
+	if name != "" && len(found) == 0 {
+		return nil, nil, output.Errorf("no-such-cookie", "no cookie named %q for %s", name, strings.Join(urls, ", ")).With("name", name).With("urls", urls)
+	}
+	return urls, found, nil
 }
