@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -177,18 +178,9 @@ func badBody(msg string) object {
 }
 
 func (s *Server) postState(w http.ResponseWriter, r *http.Request) {
-	raw, ok := s.readBody(w, r)
+	v, ok := s.readCheckIn(w, r)
 	if !ok {
 		return
-	}
-	// Only zero bytes mean {}: whitespace is a JSON.parse failure upstream too.
-	var v any = object{}
-	if len(raw) > 0 {
-		var err error
-		if v, err = parseJSON(raw); err != nil {
-			s.send(w, http.StatusBadRequest, badBody(err.Error()))
-			return
-		}
 	}
 	body, ok := v.(object)
 	if !ok {
@@ -277,6 +269,52 @@ func (s *Server) postCommand(w http.ResponseWriter, r *http.Request, rawID, repo
 		// The caller left; the command stays queued and still runs on the page, as
 		// upstream.
 	}
+}
+
+// readCheckIn reads and parses a check-in. Over the cap it is read in a streaming
+// pass (readOverCap) that discards the outcomes that do not fit, so the page that
+// sent a big result keeps its slot; what cannot be read that way is refused 400.
+func (s *Server) readCheckIn(w http.ResponseWriter, r *http.Request) (any, bool) {
+	if r.ContentLength > drainMax || (r.ContentLength > maxBody && strings.EqualFold(r.Header.Get("Expect"), "100-continue")) {
+		s.refuseOversize(w, r, false)
+		return nil, false
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil {
+		s.send(w, http.StatusBadRequest, badBody("could not read the body: "+err.Error()))
+		return nil, false
+	}
+	if len(b) <= maxBody {
+		// Only zero bytes mean {}: whitespace is a JSON.parse failure upstream too.
+		if len(b) == 0 {
+			return object{}, true
+		}
+		v, err := parseJSON(b)
+		if err != nil {
+			s.send(w, http.StatusBadRequest, badBody(err.Error()))
+			return nil, false
+		}
+		return v, true
+	}
+	counted := &countingReader{r: io.LimitReader(io.MultiReader(bytes.NewReader(b), r.Body), drainMax)}
+	body, dropped, err := readOverCap(counted)
+	if err != nil {
+		s.refuseOversize(w, r, true)
+		return nil, false
+	}
+	s.logf("relay: a check-in of %d bytes, over the %d-byte cap: read, %d result(s) discarded as result-too-large", counted.n, maxBody, dropped)
+	return body, true
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // readBody reads a request body up to the cap. Over the cap it answers the JSON 400

@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -183,4 +185,34 @@ func TestListenOnAnotherLoopbackAddress(t *testing.T) {
 		t.Fatalf("%d %.300s", r.status, r.raw)
 	}
 	expectReason(t, rt.do("GET", "/__dev-toolbar/state", "", "Host", "127.0.0.3:"+strings.Split(host, ":")[1]), 403, "non-loopback-host")
+}
+
+// Issue 10.4: a result too big for a check-in. The page's follow-up carrying it
+// is over the 4 MiB cap; the relay reads it anyway, answers the waiting caller
+// result-too-large with the size at once, and answers the page 200, so the page
+// neither re-sends it nor loses its slot, and the next command runs.
+func TestOversizedResultKeepsThePage(t *testing.T) {
+	rt := serveRelay(t, Options{LongPollMs: DefaultLongPollMs})
+	tb := openFixture(t, rt.relayT, "")
+	q := "?reporter=" + tb.reporter
+	big := strings.Repeat("x", maxBody-64)
+	r := rt.do("POST", "/__dev-toolbar/commands/demo.echo"+q, `{"s":"`+big+`"}`)
+	expectReason(t, r, 413, "result-too-large")
+	if n, _ := strconv.Atoi(fmt.Sprint(r.field("bytes"))); n < len(big) || fmt.Sprint(r.field("maxBytes")) != fmt.Sprint(maxBody) {
+		t.Errorf("size: %.300s", r.raw)
+	}
+	if r.str("command") != "demo.echo" || r.str("ranIn") != tb.reporter {
+		t.Errorf("answer: %.300s", r.raw)
+	}
+	r = rt.do("POST", "/__dev-toolbar/commands/flags.set"+q, `{"key":"search.rank","value":9}`)
+	if r.status != 200 {
+		t.Fatalf("the next command: %d %.300s", r.status, r.raw)
+	}
+	st := tb.stats()
+	if st["failed"] != 0.0 || st["lastStatus"] != 200.0 || st["commandsRun"] != 2.0 || st["outbox"] != 0.0 {
+		t.Errorf("the page's record: failed %v, lastStatus %v, commandsRun %v, outbox %v", st["failed"], st["lastStatus"], st["commandsRun"], st["outbox"])
+	}
+	if r := rt.do("GET", "/__dev-toolbar/state"+q, ""); r.field("connection", "connected") != true {
+		t.Errorf("the page lost its slot: %.300s", r.raw)
+	}
 }

@@ -469,6 +469,8 @@ func statusFor(outcome object) int {
 		return 409
 	case "threw":
 		return 422
+	case "result-too-large":
+		return 413
 	}
 	return 502
 }
