@@ -36,6 +36,9 @@ const (
 	// MaxLongPollMs keeps a held check-in well inside the reporter's 5 s request
 	// timeout (spec §3.1); past it the page would abort and log a failure.
 	MaxLongPollMs = 4500
+	// ShutdownGrace is how long a stopping relay waits for the commands pages have
+	// already taken to report, handing out nothing new meanwhile.
+	ShutdownGrace = 2 * time.Second
 )
 
 // Options configure a relay. Zero values take the defaults above, except LongPollMs.
@@ -263,8 +266,11 @@ func (s *Server) Listen() (net.Addr, error) {
 }
 
 // Serve serves until ctx is done (binding first if Listen was not called). Then it
-// answers every waiting POST /commands/:id with 503 server-closing and releases held
-// check-ins, and only then closes the listener and the connections. It returns nil
+// stops handing out commands, answers the callers of those not picked up with 503
+// server-closing (pickedUp false), releases held check-ins, gives commands already
+// taken by a page up to ShutdownGrace to report (answering the rest 503
+// server-closing, pickedUp true), and only then closes the listener and the
+// connections. It returns nil
 // after a shutdown caused by ctx, or the error that stopped serving.
 func (s *Server) Serve(ctx context.Context) error {
 	if _, err := s.Listen(); err != nil {
@@ -279,11 +285,11 @@ func (s *Server) Serve(ctx context.Context) error {
 	go func() { done <- srv.Serve(s.ln) }()
 	select {
 	case err := <-done:
-		s.closeAll()
+		s.closeAll(0)
 		return err
 	case <-ctx.Done():
 	}
-	s.closeAll()
+	s.closeAll(ShutdownGrace)
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {

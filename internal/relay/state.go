@@ -308,7 +308,11 @@ func alignedHold(limit int64) int64 {
 }
 
 // take marks and returns every unpicked command sl may run, in queue order.
+// While closing nothing is handed out.
 func (s *Server) take(sl *slot) []*command {
+	if s.state.closing {
+		return nil
+	}
 	var out []*command
 	for _, c := range s.state.queue {
 		if !c.pickedUp && (c.target == "" || c.target == sl.id) {
@@ -482,7 +486,7 @@ func (s *Server) enqueue(id string, input any, hasInput bool, target string) (*c
 	st := &s.state
 	now := s.nowMs()
 	if st.closing {
-		return nil, &reply{503, serverClosing(0)}
+		return nil, &reply{503, serverClosing(0, false)}
 	}
 	allowRun := st.allowRun
 	if target != "" {
@@ -519,31 +523,60 @@ func (s *Server) enqueue(id string, input any, hasInput bool, target string) (*c
 	return c, nil
 }
 
-func serverClosing(waited int64) object {
+// serverClosing says whether the page had been handed the command: a caller may
+// retry one it had not, and must check before retrying one it had.
+func serverClosing(waited int64, pickedUp bool) object {
+	msg := "The dev server shut down before the page answered. The command was never handed to the page: it did not run, and can be retried."
+	if pickedUp {
+		msg = "The dev server shut down before the page answered. The page had taken the command and may have run it: check before retrying."
+	}
 	return object{
 		{"ok", false},
 		{"reason", "server-closing"},
-		{"message", "The dev server shut down before the page answered."},
+		{"message", msg},
+		{"pickedUp", pickedUp},
 		{"waitedMs", waited},
 	}
 }
 
-// closeAll answers everyone waiting before the listener goes: callers of
-// POST /commands/:id with 503 server-closing, held check-ins with nothing pending.
-func (s *Server) closeAll() {
+// closeAll shuts the routes down in order: nothing more is handed out (commands
+// not yet picked up are answered 503 server-closing, pickedUp false, and held
+// check-ins are released with nothing), then the commands a page has taken get
+// up to grace to report through the still-open listener, and whatever is left is
+// answered 503 server-closing, pickedUp true.
+func (s *Server) closeAll(grace time.Duration) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	st := &s.state
 	st.closing = true
 	now := s.nowMs()
-	for len(st.queue) > 0 {
-		c := st.queue[0]
-		s.settle(c, reply{503, serverClosing(now - c.postedAt)})
+	for i := 0; i < len(st.queue); {
+		if c := st.queue[i]; !c.pickedUp {
+			s.settle(c, reply{503, serverClosing(now-c.postedAt, false)})
+			continue
+		}
+		i++
 	}
 	for len(st.holds) > 0 {
 		h := st.holds[0]
 		s.dropHold(0, now, true)
 		h.ch <- nil
+	}
+	s.mu.Unlock()
+
+	deadline := time.Now().Add(grace)
+	for {
+		s.mu.Lock()
+		if len(st.queue) == 0 || !time.Now().Before(deadline) {
+			now := s.nowMs()
+			for len(st.queue) > 0 {
+				c := st.queue[0]
+				s.settle(c, reply{503, serverClosing(now-c.postedAt, c.pickedUp)})
+			}
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
