@@ -37,6 +37,7 @@ Examples:
 			&cli.IntFlag{Name: "stale-ms", Value: 3000, Usage: "a check-in counts as a live connection for `MS`", EnvVars: []string{"DTB_RELAY_STALE_MS"}},
 			&cli.IntFlag{Name: "timeout-ms", Value: 10000, Usage: "a command waits `MS` for the page (restarting when the page picks it up)", EnvVars: []string{"DTB_RELAY_TIMEOUT_MS"}},
 			&cli.IntFlag{Name: "hold-ms", Value: 2000, Usage: "hold an idle check-in open up to `MS` so commands reach the page at once (0: answer at once, like upstream)", EnvVars: []string{"DTB_RELAY_HOLD_MS"}},
+			&cli.IntFlag{Name: "max-conns", Value: relay.DefaultMaxConns, Usage: "ceiling on open connections; past it a new one is refused (503 too-many-connections)", EnvVars: []string{"DTB_RELAY_MAX_CONNS"}},
 			&cli.BoolFlag{Name: "quiet", Usage: "do not log requests to stderr", EnvVars: []string{"DTB_RELAY_QUIET"}},
 		},
 		Action: action(noArgs(runRelay)),
@@ -54,6 +55,7 @@ func runRelay(c *cli.Context, inv *invocation) (any, error) {
 		StaleMs:    c.Int("stale-ms"),
 		TimeoutMs:  c.Int("timeout-ms"),
 		LongPollMs: c.Int("hold-ms"),
+		MaxConns:   c.Int("max-conns"),
 	}
 	if !c.Bool("quiet") {
 		opts.Logf = inv.printer.Logf

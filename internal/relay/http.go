@@ -72,6 +72,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !ours {
+		s.limitBody(w, r)
 		s.fallback.ServeHTTP(w, r)
 		return
 	}
@@ -85,6 +86,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		})
 		return
 	}
+	s.limitBody(w, r)
 	tw := &trackingWriter{ResponseWriter: w}
 	start := time.Now()
 	defer func() {
@@ -285,6 +287,7 @@ func (s *Server) readCheckIn(w http.ResponseWriter, r *http.Request) (any, bool)
 		return nil, false
 	}
 	if len(b) <= maxBody {
+		bodyRead(r)
 		// Only zero bytes mean {}: whitespace is a JSON.parse failure upstream too.
 		if len(b) == 0 {
 			return object{}, true
@@ -302,6 +305,7 @@ func (s *Server) readCheckIn(w http.ResponseWriter, r *http.Request) (any, bool)
 		s.refuseOversize(w, r, true)
 		return nil, false
 	}
+	bodyRead(r)
 	s.logf("relay: a check-in of %d bytes, over the %d-byte cap: read, %d result(s) discarded as result-too-large", counted.n, maxBody, dropped)
 	return body, true
 }
@@ -315,6 +319,51 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// limitBody gives a request's body BodyTimeout to arrive (a slow body is cut off
+// and its connection closed), and lifts the deadline once the body has been read,
+// so that a held check-in or a waiting command can wait as long as it must. An
+// upgrade (the dev server's HMR websocket, proxied) is left alone.
+func (s *Server) limitBody(w http.ResponseWriter, r *http.Request) {
+	if r.Body == nil || r.Body == http.NoBody || r.Header.Get("Upgrade") != "" {
+		return
+	}
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(s.bodyTimeout)) != nil {
+		return
+	}
+	r.Body = &deadlineBody{ReadCloser: r.Body, lift: func() { _ = rc.SetReadDeadline(time.Time{}) }}
+}
+
+// deadlineBody lifts the read deadline at the end of the body (or when the
+// handler says it has read what it wants, by bodyRead).
+type deadlineBody struct {
+	io.ReadCloser
+	lift   func()
+	lifted bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.done()
+	}
+	return n, err
+}
+
+func (b *deadlineBody) done() {
+	if !b.lifted {
+		b.lifted = true
+		b.lift()
+	}
+}
+
+// bodyRead lifts the body deadline of a request whose body has been read.
+func bodyRead(r *http.Request) {
+	if b, ok := r.Body.(*deadlineBody); ok {
+		b.done()
+	}
 }
 
 // readBody reads a request body up to the cap. Over the cap it answers the JSON 400
@@ -333,6 +382,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 		s.refuseOversize(w, r, true)
 		return nil, false
 	}
+	bodyRead(r)
 	return b, true
 }
 

@@ -6,6 +6,7 @@
 package relay
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -39,6 +40,15 @@ const (
 	// ShutdownGrace is how long a stopping relay waits for the commands pages have
 	// already taken to report, handing out nothing new meanwhile.
 	ShutdownGrace = 2 * time.Second
+	// Connection limits: a request's headers and its body must arrive within
+	// these, a keep-alive connection is closed after IdleTimeout without a
+	// request, and past DefaultMaxConns open connections a new one is refused
+	// (503 too-many-connections). Held check-ins and waiting commands are not
+	// bounded by them: once a body is read, a request may wait.
+	DefaultHeaderTimeout = 10 * time.Second
+	DefaultBodyTimeout   = 30 * time.Second
+	DefaultIdleTimeout   = 30 * time.Second
+	DefaultMaxConns      = 512
 )
 
 // Options configure a relay. Zero values take the defaults above, except LongPollMs.
@@ -61,6 +71,12 @@ type Options struct {
 	// command; 0 disables holding. The hold is trimmed to end just before the page's
 	// next poll tick (see docs/relay.md).
 	LongPollMs int
+	// HeaderTimeout, BodyTimeout and IdleTimeout bound reading a request's headers,
+	// reading its body, and an idle keep-alive connection (0: the defaults above).
+	HeaderTimeout, BodyTimeout, IdleTimeout time.Duration
+	// MaxConns is the ceiling on open connections (0: DefaultMaxConns); past it a
+	// new connection is answered 503 too-many-connections and closed.
+	MaxConns int
 	// Logf receives diagnostics (proxy errors, recovered panics); nil discards them.
 	Logf func(format string, args ...any)
 }
@@ -105,6 +121,9 @@ type Server struct {
 	handler    http.Handler
 	secret     string // authenticates the rawTargetHeader our own listener adds
 
+	headerTimeout, bodyTimeout, idleTimeout time.Duration
+	maxConns                                int
+
 	lnMu sync.Mutex
 	ln   net.Listener
 	// boundHost is the IP literal the listener is bound to (a string), which the
@@ -127,6 +146,11 @@ func New(opts Options) (*Server, error) {
 		timeoutMs:  int64(opts.TimeoutMs),
 		longPollMs: int64(opts.LongPollMs),
 		logf:       opts.Logf,
+
+		headerTimeout: cmp.Or(opts.HeaderTimeout, DefaultHeaderTimeout),
+		bodyTimeout:   cmp.Or(opts.BodyTimeout, DefaultBodyTimeout),
+		idleTimeout:   cmp.Or(opts.IdleTimeout, DefaultIdleTimeout),
+		maxConns:      cmp.Or(opts.MaxConns, DefaultMaxConns),
 	}
 	if s.listen == "" {
 		s.listen = DefaultListen
@@ -148,6 +172,10 @@ func New(opts Options) (*Server, error) {
 		return nil, usageError("StaleMs must not be negative (got %d)", s.staleMs)
 	case s.timeoutMs < 0:
 		return nil, usageError("TimeoutMs must not be negative (got %d)", s.timeoutMs)
+	case s.headerTimeout < 0 || s.bodyTimeout < 0 || s.idleTimeout < 0:
+		return nil, usageError("the header, body and idle timeouts must not be negative")
+	case s.maxConns < 0:
+		return nil, usageError("MaxConns must not be negative (got %d)", s.maxConns)
 	case s.longPollMs < 0 || s.longPollMs > MaxLongPollMs:
 		return nil, usageError("LongPollMs must be between 0 and %d, below the page's 5000 ms request timeout (got %d)", MaxLongPollMs, s.longPollMs)
 	}
@@ -258,7 +286,7 @@ func (s *Server) Listen() (net.Addr, error) {
 		ln.Close()
 		return nil, nonLoopback(ln.Addr().String())
 	}
-	s.ln = rawTargetListener{Listener: ln, secret: s.secret}
+	s.ln = rawTargetListener{Listener: newLimitListener(ln, s.maxConns, s.logf), secret: s.secret}
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.To4() != nil {
 		s.boundHost.Store(tcp.IP.String())
 	}
@@ -278,7 +306,8 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	srv := &http.Server{
 		Handler:           s.handler,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: s.headerTimeout,
+		IdleTimeout:       s.idleTimeout,
 		ErrorLog:          log.New(logWriter(s.logf), "", 0),
 	}
 	done := make(chan error, 1)
