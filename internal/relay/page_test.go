@@ -216,3 +216,45 @@ func TestOversizedResultKeepsThePage(t *testing.T) {
 		t.Errorf("the page lost its slot: %.300s", r.raw)
 	}
 }
+
+// waitFreshHold waits until the page's check-in is being held with most of its
+// hold still ahead (so the test acts while it is held, not between two holds).
+func (tb *tab) waitFreshHold(rt *relayT) {
+	tb.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		rt.s.mu.Lock()
+		sl := rt.s.state.slots[tb.reporter]
+		ok := sl != nil && sl.held > 0 && rt.s.nowMs()-sl.tickAt < 800
+		rt.s.mu.Unlock()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.t.Fatal("the page's check-in was never held")
+		}
+	}
+}
+
+// Issue 10.8: when the page's held check-in drops (the tab closed), the page is
+// gone at once: a command for it, or for any page when it was the only one, is
+// answered 503 no-page-connected now, not at its deadline (60 s here), and the
+// state says not connected.
+func TestClosedTabFailsItsCommandsAtOnce(t *testing.T) {
+	rt := serveRelay(t, Options{LongPollMs: DefaultLongPollMs, TimeoutMs: 60000})
+	tb := openFixture(t, rt.relayT, "")
+	tb.waitFreshHold(rt.relayT)
+	tb.close()
+	rt.waitHeld(0)
+	for _, q := range []string{"?reporter=" + tb.reporter, ""} {
+		r := recv(t, rt.async("POST", "/__dev-toolbar/commands/flags.set"+q, `{"key":"search.rank","value":9}`), 5*time.Second)
+		expectReason(t, r, 503, "no-page-connected")
+		if !strings.Contains(r.str("message"), "went away") {
+			t.Errorf("message %q", r.str("message"))
+		}
+	}
+	r := rt.do("GET", "/__dev-toolbar/state?reporter="+tb.reporter, "")
+	if r.field("connection", "connected") != false {
+		t.Errorf("after the tab closed: %.300s", r.raw)
+	}
+	rt.waitQueued(0)
+}

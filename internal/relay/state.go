@@ -30,6 +30,11 @@ type slot struct {
 	// tickAt is the arrival of its last result-less check-in: those are sent by the
 	// page's poll timer, so they give the phase of its ticks.
 	tickAt int64
+	// gone: its held check-in was dropped before it was answered (the tab closed
+	// or navigated away), so it is not on the line, whatever seenAt says, until
+	// it checks in again.
+	gone   bool
+	goneAt int64
 }
 
 type command struct {
@@ -90,12 +95,16 @@ func (s *Server) nowMs() int64 { return time.Now().UnixMilli() }
 
 // live: a held check-in is a page on the line, however long ago it arrived.
 func (s *Server) live(sl *slot, now int64) bool {
-	return sl.held > 0 || now-sl.seenAt <= s.staleMs
+	return sl.held > 0 || (!sl.gone && now-sl.seenAt <= s.staleMs)
 }
 
 func (s *Server) connectedAny(now int64) bool {
-	st := &s.state
-	return st.checkInAt != 0 && (len(st.holds) > 0 || now-st.checkInAt <= s.staleMs)
+	for _, sl := range s.state.slots {
+		if s.live(sl, now) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Server) liveReporters(now int64) int {
@@ -174,6 +183,7 @@ func (s *Server) slotFor(id string, now int64) *slot {
 }
 
 func (s *Server) touch(sl *slot, now int64) {
+	sl.gone = false
 	sl.seenAt = max(sl.seenAt, now)
 	s.state.touches++
 	sl.order = s.state.touches
@@ -371,25 +381,54 @@ func (s *Server) releaseHold(h *hold) {
 	}
 }
 
-// abandonHold runs when a held page went away before its answer was written.
-// Commands handed to it are put back, because that page never saw them.
+// abandonHold runs when a held page went away before its answer was written: the
+// tab closed or navigated. Commands handed to it are put back, because that page
+// never saw them; the page is not on the line any more, so the commands that can
+// only run there are answered 503 no-page-connected at once (not at their
+// deadline), and the others go to a page that is.
 func (s *Server) abandonHold(h *hold) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	now := s.nowMs()
 	if i := s.holdIndex(h); i >= 0 {
 		s.dropHold(i, 0, false)
-		return
-	}
-	select {
-	case cmds := <-h.ch:
-		for _, c := range cmds {
-			if s.state.byToken[c.token] == c {
-				c.pickedUp, c.pickedBy = false, ""
+	} else {
+		select {
+		case cmds := <-h.ch:
+			for _, c := range cmds {
+				if s.state.byToken[c.token] == c {
+					c.pickedUp, c.pickedBy = false, ""
+				}
 			}
+		default:
+			return // answered and written: the page had the answer
 		}
-		s.dispatch(s.nowMs())
-	default:
 	}
+	sl := h.slot
+	if sl.held > 0 {
+		s.dispatch(now)
+		return // another check-in of the same page is still on the line
+	}
+	sl.gone, sl.goneAt = true, now
+	s.logf("relay: page %s went away (its held check-in was dropped)", quote(sl.id))
+	anyLive := s.connectedAny(now)
+	for i := 0; i < len(s.state.queue); {
+		c := s.state.queue[i]
+		if !c.pickedUp && (c.target == sl.id || (c.target == "" && !anyLive)) {
+			s.settle(c, reply{503, s.goneBody(c, now)})
+			continue
+		}
+		i++
+	}
+	s.dispatch(now)
+}
+
+// goneBody answers a command whose page went away.
+func (s *Server) goneBody(c *command, now int64) object {
+	if c.target == "" {
+		return s.noPage(now, s.connection(now, nil))
+	}
+	return s.noPageForCommand(c.target, now)
 }
 
 // arm (re)starts a command's deadline.
@@ -587,6 +626,9 @@ func (s *Server) noPage(now int64, conn object) object {
 	if s.state.checkInAt != 0 {
 		msg = fmt.Sprintf("The last check-in was %d ms ago, older than staleMs (%d). The tab is probably closed, reloading, or rebuilding.",
 			now-s.state.checkInAt, s.staleMs)
+		if now-s.state.checkInAt <= s.staleMs && !s.connectedAny(now) {
+			msg = "The page went away: its held check-in was dropped (the tab closed, reloaded or navigated away), and no page has checked in since."
+		}
 	}
 	return noPageBody(msg, conn)
 }
@@ -621,6 +663,10 @@ func (s *Server) noPageForCommand(target string, now int64) object {
 	sl := s.state.slots[target]
 	if sl == nil {
 		return s.unknownReporter(target, now)
+	}
+	if sl.gone && now-sl.seenAt <= s.staleMs {
+		return noPageBody(fmt.Sprintf("Reporter %s went away %d ms ago: its held check-in was dropped (the tab closed, reloaded or navigated away).",
+			quote(target), now-sl.goneAt), s.connection(now, sl))
 	}
 	return noPageBody(fmt.Sprintf("The last check-in of reporter %s was %d ms ago, older than staleMs (%d). The tab is probably closed, reloading, or rebuilding.",
 		quote(target), now-sl.seenAt, s.staleMs), s.connection(now, sl))
