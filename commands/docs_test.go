@@ -226,6 +226,7 @@ var reasonMeaning = map[string]string{
 	"no-toolbar":           "the page has no dev toolbar agent bridge (`window.__DEV_TOOLBAR__`)",
 	"stale":                "with --fresh: the page has not checked in within the relay's staleMs",
 	"server-closing":       "the relay shut down, or closed the connection, before answering (relay 503); pickedUp says whether the page had taken the command (false: it did not run, safe to retry)",
+	"port-in-use":          "dtb relay's --listen address is taken (another dtb relay or a dev server): pick another, or --listen 127.0.0.1:0 for a free port",
 	"too-many-connections": "the relay has --max-conns connections open and refused this one (relay 503); retry",
 	"browser-gone":         "the browser or tab went away during the command",
 	// 6

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dtb-cli/dtb/internal/relayclient"
 	"github.com/dtb-cli/dtb/internal/testbrowser"
 )
 
@@ -52,7 +53,7 @@ func TestToolbar(t *testing.T) {
 		// there (exit 5), rather than a launched browser.
 		// (No other ports probed: a relay elsewhere on the machine would be found.)
 		r = cli.Exec(ctx, []string{"DTB_SESSION=no-such-session-" + rid, portsEnv + "="}, "", "state")
-		if r.Code != 5 || !strings.Contains(r.Stderr, "localhost:5173") {
+		if r.Code != 5 || !strings.Contains(r.Stderr, strings.TrimPrefix(relayclient.DefaultBase, "http://")) {
 			t.Errorf("without relay or browser: %s", r)
 		}
 	})

@@ -98,6 +98,7 @@ var reasonExit = map[string]int{
 	"protocol-mismatch": ExitRefused,
 	"refused":           ExitRefused,
 	"session-conflict":  ExitRefused,
+	"port-in-use":       ExitRefused,
 	// 7: ambiguous
 	"ambiguous-instance":  ExitAmbiguous,
 	"ambiguous-match":     ExitAmbiguous,

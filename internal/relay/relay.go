@@ -23,13 +23,17 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
 // Defaults of Options. The command wrapper uses DefaultLongPollMs for its flag,
 // because Options.LongPollMs == 0 means "no long-poll".
 const (
-	DefaultListen     = "127.0.0.1:5273"
+	DefaultListen     = "127.0.0.1:" + DefaultPort
+	// DefaultPort is used by no common dev server (Vite 5173, the upstream
+	// playground 5273, …), so dtb relay and the app's own server never collide.
+	DefaultPort = "7357"
 	DefaultBase       = "/__dev-toolbar"
 	DefaultStaleMs    = 3000
 	DefaultTimeoutMs  = 10000
@@ -85,8 +89,9 @@ type Options struct {
 // listen address that is not loopback.
 var ErrNonLoopback = errors.New("listen address is not loopback")
 
-// OptionError is a refused Options value. Reason is a stable dtb reason:
-// "non-loopback-host" (exit 6) for a non-loopback Listen, "usage" otherwise.
+// OptionError is a refused Options value or listen address. Reason is a stable
+// dtb reason: "non-loopback-host" (exit 6) for a non-loopback Listen,
+// "port-in-use" (exit 6) when Listen finds the address taken, "usage" otherwise.
 type OptionError struct {
 	Reason  string
 	Message string
@@ -227,7 +232,7 @@ func New(opts Options) (*Server, error) {
 func checkListen(addr string) (string, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		host, port = strings.TrimSuffix(strings.TrimPrefix(addr, "["), "]"), "5273"
+		host, port = strings.TrimSuffix(strings.TrimPrefix(addr, "["), "]"), DefaultPort
 		if strings.Contains(addr, ":") && net.ParseIP(host) == nil {
 			return "", usageError("Listen must be host:port (got %q)", addr)
 		}
@@ -278,6 +283,14 @@ func (s *Server) Listen() (net.Addr, error) {
 		return s.ln.Addr(), nil
 	}
 	ln, err := net.Listen("tcp", s.listen)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, &OptionError{
+			Reason: "port-in-use",
+			Message: fmt.Sprintf("relay: %s is already in use (another dtb relay, or a dev server?). "+
+				"Pick another address, or --listen 127.0.0.1:0 for a free port (the ready line says which).", s.listen),
+			err: err,
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("relay: %w", err)
 	}
