@@ -30,10 +30,10 @@ import (
 // Defaults of Options. The command wrapper uses DefaultLongPollMs for its flag,
 // because Options.LongPollMs == 0 means "no long-poll".
 const (
-	DefaultListen     = "127.0.0.1:" + DefaultPort
+	DefaultListen = "127.0.0.1:" + DefaultPort
 	// DefaultPort is used by no common dev server (Vite 5173, the upstream
 	// playground 5273, …), so dtb relay and the app's own server never collide.
-	DefaultPort = "7357"
+	DefaultPort       = "7357"
 	DefaultBase       = "/__dev-toolbar"
 	DefaultStaleMs    = 3000
 	DefaultTimeoutMs  = 10000
