@@ -40,6 +40,7 @@ Examples:
 			&cli.IntFlag{Name: "stale-ms", Value: 3000, Usage: "a check-in counts as a live connection for `MS`", EnvVars: []string{"DTB_RELAY_STALE_MS"}},
 			&cli.IntFlag{Name: "timeout-ms", Value: 10000, Usage: "a command waits `MS` for the page (restarting when the page picks it up)", EnvVars: []string{"DTB_RELAY_TIMEOUT_MS"}},
 			&cli.IntFlag{Name: "hold-ms", Value: 2000, Usage: "hold an idle check-in open up to `MS` so commands reach the page at once (0: answer at once, like upstream)", EnvVars: []string{"DTB_RELAY_HOLD_MS"}},
+			&cli.IntFlag{Name: "refresh-ms", Value: relay.DefaultRefreshMs, Usage: "a state read asks a held page for a fresh snapshot and waits up to `MS` for it (0: answer with the last one, like upstream)", EnvVars: []string{"DTB_RELAY_REFRESH_MS"}},
 			&cli.IntFlag{Name: "max-conns", Value: relay.DefaultMaxConns, Usage: "ceiling on open connections; past it a new one is refused (503 too-many-connections)", EnvVars: []string{"DTB_RELAY_MAX_CONNS"}},
 			&cli.BoolFlag{Name: "quiet", Usage: "do not log requests to stderr", EnvVars: []string{"DTB_RELAY_QUIET"}},
 		},
@@ -59,6 +60,7 @@ func runRelay(c *cli.Context, inv *invocation) (any, error) {
 		TimeoutMs:  c.Int("timeout-ms"),
 		LongPollMs: c.Int("hold-ms"),
 		MaxConns:   c.Int("max-conns"),
+		RefreshMs:  c.Int("refresh-ms"),
 	}
 	if !c.Bool("quiet") {
 		opts.Logf = inv.printer.Logf

@@ -121,6 +121,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, pathname string) 
 	commandsPrefix := s.base + "/commands/"
 	switch {
 	case r.Method == http.MethodGet && pathname == s.base+"/state":
+		s.refresh(r.Context(), reporter)
 		s.getState(w, reporter)
 	case r.Method == http.MethodGet && pathname == s.base+"/commands":
 		s.getCommands(w, reporter)

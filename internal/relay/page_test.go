@@ -258,3 +258,62 @@ func TestClosedTabFailsItsCommandsAtOnce(t *testing.T) {
 	}
 	rt.waitQueued(0)
 }
+
+// Issue 11.3: a GET sees the page as of the read. A change made in the page
+// itself (not through the relay) is in the very next GET /state, although the
+// page's check-in is being held and its throttle would send the snapshot up to
+// a second later. The refresh probe that gets it is the relay's own: the page
+// answers it without running anything, and no caller ever sees it.
+func TestStateIsFresh(t *testing.T) {
+	rt := serveRelay(t, Options{LongPollMs: DefaultLongPollMs, RefreshMs: DefaultRefreshMs})
+	tb := openFixture(t, rt.relayT, "")
+	for i, v := range []int{5, 6, 7, 8} {
+		tb.waitFreshHold(rt.relayT)
+		tb.eval(fmt.Sprintf(`__DEV_TOOLBAR__.instances.playground.runCommand("flags.set", {key: "search.rank", value: %d}).then(r => r.ok)`, v))
+		q := "?reporter=" + tb.reporter
+		if i%2 == 1 {
+			q = "" // the one-slot answer too
+		}
+		r := rt.do("GET", "/__dev-toolbar/state"+q, "")
+		if got := flagIn(r, "search.rank"); got != fmt.Sprint(v) {
+			t.Errorf("GET /state%s right after the page set search.rank=%d: %s", q, v, got)
+		}
+		if strings.Contains(r.raw, probeID) {
+			t.Errorf("the probe shows: %.300s", r.raw)
+		}
+	}
+	st := tb.stats()
+	if st["commandsRun"] != 0.0 || st["probesRun"].(float64) < 4 {
+		t.Errorf("the page ran %v commands and %v probes, want 0 and ≥ 4", st["commandsRun"], st["probesRun"])
+	}
+	if got := tb.flag("search.rank"); got != "8" {
+		t.Errorf("search.rank %s in the page", got)
+	}
+	// A caller's command still runs and is answered as usual, with no trace of
+	// the probes (their unknown-command answers were swallowed).
+	r := rt.do("POST", "/__dev-toolbar/commands/flags.set?reporter="+tb.reporter, `{"key":"search.rank","value":3}`)
+	if r.status != 200 || strings.Contains(r.raw, probeID) {
+		t.Errorf("%d %.300s", r.status, r.raw)
+	}
+	rt.waitQueued(0)
+}
+
+// flag is a flag's effective value in the page itself (as JSON text).
+func (tb *tab) flag(key string) string {
+	tb.t.Helper()
+	return tb.eval(fmt.Sprintf(`__DEV_TOOLBAR__.instances.playground.read().diagnostics.find(d => d.id === "flags").data.flags.find(f => f.key === %q).effective`, key))
+}
+
+// flagIn is a flag's effective value in a state answer (as JSON text).
+func flagIn(r resp, key string) string {
+	rows, _ := r.field("extensions", "flags", "flags").([]any)
+	for _, row := range rows {
+		if o, ok := row.(object); ok {
+			if k, _ := o.get("key"); k == key {
+				v, _ := o.get("effective")
+				return strings.TrimSpace(string(render(v)))
+			}
+		}
+	}
+	return "(no such flag)"
+}

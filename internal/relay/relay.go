@@ -38,6 +38,9 @@ const (
 	DefaultStaleMs    = 3000
 	DefaultTimeoutMs  = 10000
 	DefaultLongPollMs = 2000
+	// DefaultRefreshMs bounds how long GET /state waits for the snapshot of a held
+	// page it asked to check in again (Options.RefreshMs).
+	DefaultRefreshMs = 1000
 	// MaxLongPollMs keeps a held check-in well inside the reporter's 5 s request
 	// timeout (spec §3.1); past it the page would abort and log a failure.
 	MaxLongPollMs = 4500
@@ -81,6 +84,11 @@ type Options struct {
 	// MaxConns is the ceiling on open connections (0: DefaultMaxConns); past it a
 	// new connection is answered 503 too-many-connections and closed.
 	MaxConns int
+	// RefreshMs: a GET /state for a page whose check-in is held releases it with a
+	// refresh probe (see refresh) and waits up to this long for the snapshot that
+	// follows, so the answer is the page as of the read; 0 answers at once with the
+	// last snapshot, as upstream.
+	RefreshMs int
 	// Logf receives diagnostics (proxy errors, recovered panics); nil discards them.
 	Logf func(format string, args ...any)
 }
@@ -121,6 +129,7 @@ type Server struct {
 	staleMs    int64
 	timeoutMs  int64
 	longPollMs int64
+	refreshMs  int64
 	fallback   http.Handler
 	logf       func(format string, args ...any)
 	handler    http.Handler
@@ -150,6 +159,7 @@ func New(opts Options) (*Server, error) {
 		staleMs:    int64(opts.StaleMs),
 		timeoutMs:  int64(opts.TimeoutMs),
 		longPollMs: int64(opts.LongPollMs),
+		refreshMs:  int64(opts.RefreshMs),
 		logf:       opts.Logf,
 
 		headerTimeout: cmp.Or(opts.HeaderTimeout, DefaultHeaderTimeout),
@@ -179,6 +189,8 @@ func New(opts Options) (*Server, error) {
 		return nil, usageError("TimeoutMs must not be negative (got %d)", s.timeoutMs)
 	case s.headerTimeout < 0 || s.bodyTimeout < 0 || s.idleTimeout < 0:
 		return nil, usageError("the header, body and idle timeouts must not be negative")
+	case s.refreshMs < 0 || s.refreshMs > MaxLongPollMs:
+		return nil, usageError("RefreshMs must be between 0 and %d (got %d)", MaxLongPollMs, s.refreshMs)
 	case s.maxConns < 0:
 		return nil, usageError("MaxConns must not be negative (got %d)", s.maxConns)
 	case s.longPollMs < 0 || s.longPollMs > MaxLongPollMs:

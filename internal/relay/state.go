@@ -1,6 +1,8 @@
 package relay
 
 import (
+	"cmp"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -49,6 +51,10 @@ type command struct {
 	gen      int // invalidates a deadline timer that fired while being restarted
 	timer    *time.Timer
 	done     chan reply // buffered: whoever settles never blocks
+	// probe: the relay's own refresh probe (probeID), never shown to a caller;
+	// fin is closed when it is settled (answered, or expired).
+	probe bool
+	fin   chan struct{}
 }
 
 type reply struct {
@@ -448,6 +454,10 @@ func (s *Server) expire(c *command, gen int) {
 		return
 	}
 	now := s.nowMs()
+	if c.probe {
+		s.settle(c, reply{})
+		return
+	}
 	var msg string
 	if c.pickedUp {
 		msg = fmt.Sprintf("The page picked up %s but did not report a result within %d ms.", quote(c.id), s.timeoutMs)
@@ -477,6 +487,9 @@ func (s *Server) settle(c *command, r reply) {
 	}
 	c.timer.Stop()
 	c.done <- r
+	if c.probe {
+		close(c.fin)
+	}
 }
 
 // outcomeReply is §4.7 step 7: the page's outcome, then command, ranIn, waitedMs.
@@ -732,3 +745,59 @@ func newToken(seq int64) string {
 
 // quote is the upstream's "${x}": plain quotes, nothing escaped.
 func quote(x string) string { return "\"" + x + "\"" }
+
+// probeID is the command a refresh probe asks the page to run. No toolbar has
+// it, so the page answers unknown-command at once, and, like after any command,
+// sends a fresh snapshot with that answer (spec §3.4): which is what the probe is
+// for. The relay swallows the answer.
+const probeID = "__dtb_relay__.refresh"
+
+// refresh makes the next snapshot of the page a GET is about the page as of now:
+// when that page's check-in is held (it has nothing to do and would send its next
+// snapshot only at its next poll, throttled), the relay hands it a probe, and
+// waits (up to RefreshMs) for the check-in that answers it. A page not held is
+// either checking in right now or busy, and is answered from what is known.
+func (s *Server) refresh(ctx context.Context, target string) {
+	if s.refreshMs == 0 {
+		return
+	}
+	s.mu.Lock()
+	st := &s.state
+	var sl *slot
+	if target != "" {
+		sl = st.slots[target]
+	} else if st.latest != nil {
+		id, _ := st.latest.reporterID.(string)
+		sl = st.slots[cmp.Or(id, "anonymous")]
+	}
+	if sl == nil || sl.held == 0 || st.closing {
+		s.mu.Unlock()
+		return
+	}
+	var p *command
+	for _, c := range st.queue {
+		if c.probe && c.target == sl.id {
+			p = c // one probe at a time per page: readers share it
+			break
+		}
+	}
+	if p == nil {
+		now := s.nowMs()
+		st.seq++
+		p = &command{token: newToken(st.seq), id: probeID, target: sl.id, postedAt: now,
+			done: make(chan reply, 1), probe: true, fin: make(chan struct{})}
+		st.queue = append(st.queue, p)
+		st.byToken[p.token] = p
+		s.arm(p)
+		s.dispatch(now)
+	}
+	fin := p.fin
+	s.mu.Unlock()
+	t := time.NewTimer(time.Duration(s.refreshMs) * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-fin:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
