@@ -317,3 +317,54 @@ func flagIn(r resp, key string) string {
 	}
 	return "(no such flag)"
 }
+
+// Issue 11.4: a page running a long command sends no check-ins, and is busy,
+// not gone: past staleMs its state is still connected, with the running
+// command's id and age, and a parallel command for it is queued (not refused
+// no-page-connected) and runs when the long one is done.
+func TestBusyPageIsNotGone(t *testing.T) {
+	rt := serveRelay(t, Options{LongPollMs: DefaultLongPollMs, StaleMs: 1000, TimeoutMs: 20000, RefreshMs: DefaultRefreshMs})
+	tb := openFixture(t, rt.relayT, "")
+	q := "?reporter=" + tb.reporter
+	long := rt.async("POST", "/__dev-toolbar/commands/demo.sleep"+q, `{"ms":3000}`)
+	var r resp
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		r = rt.do("GET", "/__dev-toolbar/state"+q, "")
+		if age, _ := strconv.Atoi(fmt.Sprint(r.field("connection", "busy", "ageMs"))); age > 1500 {
+			break // past staleMs since the page's last check-in
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("never busy for long: %.400s", r.raw)
+		}
+	}
+	if r.field("connection", "connected") != true || r.field("connection", "stale") != false ||
+		r.field("connection", "busy", "commandId") != "demo.sleep" {
+		t.Errorf("busy page's connection: %v", r.field("connection"))
+	}
+	if r2 := rt.do("GET", "/__dev-toolbar/state", ""); r2.field("connection", "busy", "commandId") != "demo.sleep" {
+		t.Errorf("one-slot answer: %v", r2.field("connection"))
+	}
+	// Both posted while the page is busy: for this page, and for any page.
+	par := []chan resp{
+		rt.async("POST", "/__dev-toolbar/commands/flags.set"+q, `{"key":"search.rank","value":9}`),
+		rt.async("POST", "/__dev-toolbar/commands/flags.set", `{"key":"search.rank","value":9}`),
+	}
+	rt.waitQueued(3)
+	if r := recv(t, long, 10*time.Second); r.status != 200 {
+		t.Fatalf("demo.sleep: %d %.300s", r.status, r.raw)
+	}
+	for i, ch := range par {
+		if r := recv(t, ch, 10*time.Second); r.status != 200 || r.str("ranIn") != tb.reporter {
+			t.Errorf("parallel run %d: %d %.300s", i, r.status, r.raw)
+		}
+	}
+	if got := tb.flag("search.rank"); got != "9" {
+		t.Errorf("search.rank %s in the page", got)
+	}
+	if st := tb.stats(); st["commandsRun"] != 3.0 {
+		t.Errorf("the page ran %v commands, want 3", st["commandsRun"])
+	}
+	if r := rt.do("GET", "/__dev-toolbar/state"+q, ""); r.has("busy") || r.field("connection", "busy") != nil {
+		t.Errorf("still busy: %v", r.field("connection"))
+	}
+}

@@ -48,6 +48,7 @@ type command struct {
 	postedAt int64
 	pickedUp bool
 	pickedBy string
+	pickedAt int64
 	gen      int // invalidates a deadline timer that fired while being restarted
 	timer    *time.Timer
 	done     chan reply // buffered: whoever settles never blocks
@@ -99,9 +100,32 @@ const (
 
 func (s *Server) nowMs() int64 { return time.Now().UnixMilli() }
 
-// live: a held check-in is a page on the line, however long ago it arrived.
+// live: a held check-in is a page on the line, however long ago it arrived, and
+// so is a page running a command it took (the reporter sends nothing while a
+// command runs: busy is not gone; the command's deadline bounds it).
 func (s *Server) live(sl *slot, now int64) bool {
-	return sl.held > 0 || (!sl.gone && now-sl.seenAt <= s.staleMs)
+	return sl.held > 0 || (!sl.gone && now-sl.seenAt <= s.staleMs) || s.running(sl) != nil
+}
+
+// running is the command sl took first among those it has not answered (the
+// one it is running), or nil. The relay's own probes are not commands.
+func (s *Server) running(sl *slot) *command {
+	var first *command
+	for _, c := range s.state.queue {
+		if c.pickedUp && c.pickedBy == sl.id && !c.probe && (first == nil || c.pickedAt < first.pickedAt) {
+			first = c
+		}
+	}
+	return first
+}
+
+// slotOf is the slot whose snapshot sn is.
+func (s *Server) slotOf(sn *snap) *slot {
+	if sn == nil {
+		return nil
+	}
+	id, _ := sn.reporterID.(string)
+	return s.state.slots[cmp.Or(id, "anonymous")]
 }
 
 func (s *Server) connectedAny(now int64) bool {
@@ -145,7 +169,7 @@ func (s *Server) connection(now int64, sl *slot) object {
 	if latest != nil {
 		reportedAt, ageMs, reporterID = iso(latest.at), now-latest.at, latest.reporterID
 	}
-	return object{
+	conn := object{
 		{"instanceId", instanceID},
 		{"allowRun", allowRun},
 		{"connected", connected},
@@ -158,6 +182,18 @@ func (s *Server) connection(now int64, sl *slot) object {
 		{"reporters", reporters},
 		{"ambiguous", sl == nil && reporters > 1},
 	}
+	// dtb relay's addition (format: internal/relayclient/busy.go): the page the
+	// answer is about is running a command. Absent otherwise, as upstream.
+	who := sl
+	if who == nil {
+		who = s.slotOf(latest)
+	}
+	if who != nil {
+		if c := s.running(who); c != nil {
+			conn = append(conn, member{"busy", object{{"commandId", c.id}, {"ageMs", now - c.pickedAt}}})
+		}
+	}
+	return conn
 }
 
 // connectionFor is the connection a command's caller is shown: its page's, if it
@@ -332,7 +368,7 @@ func (s *Server) take(sl *slot) []*command {
 	var out []*command
 	for _, c := range s.state.queue {
 		if !c.pickedUp && (c.target == "" || c.target == sl.id) {
-			c.pickedUp, c.pickedBy = true, sl.id
+			c.pickedUp, c.pickedBy, c.pickedAt = true, sl.id, s.nowMs()
 			s.arm(c) // §4.12: the deadline restarts at pickup
 			out = append(out, c)
 		}
@@ -766,9 +802,8 @@ func (s *Server) refresh(ctx context.Context, target string) {
 	var sl *slot
 	if target != "" {
 		sl = st.slots[target]
-	} else if st.latest != nil {
-		id, _ := st.latest.reporterID.(string)
-		sl = st.slots[cmp.Or(id, "anonymous")]
+	} else {
+		sl = s.slotOf(st.latest)
 	}
 	if sl == nil || sl.held == 0 || st.closing {
 		s.mu.Unlock()
