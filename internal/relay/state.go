@@ -37,6 +37,9 @@ type slot struct {
 	// it checks in again.
 	gone   bool
 	goneAt int64
+	// arrived is closed (and replaced) when its next check-in arrives; nil until
+	// someone waits for one.
+	arrived chan struct{}
 }
 
 type command struct {
@@ -249,6 +252,10 @@ func (s *Server) checkIn(body object) ([]*command, *hold) {
 	}
 	sl := s.slotFor(id, now)
 	s.touch(sl, now)
+	if sl.arrived != nil {
+		close(sl.arrived)
+		sl.arrived = nil
+	}
 	allowRun := false
 	if v, _ := body.get("allowRun"); v == true {
 		allowRun = true
@@ -791,13 +798,40 @@ const probeID = "__dtb_relay__.refresh"
 // refresh makes the next snapshot of the page a GET is about the page as of now:
 // when that page's check-in is held (it has nothing to do and would send its next
 // snapshot only at its next poll, throttled), the relay hands it a probe, and
-// waits (up to RefreshMs) for the check-in that answers it. A page not held is
-// either checking in right now or busy, and is answered from what is known.
+// waits (up to RefreshMs in all) for the check-in that answers it. A page between
+// two check-ins (its next poll is due within a tick) is waited for, then probed.
+// A busy page, one gone, or a relay that does not hold check-ins, is answered
+// from what is known.
 func (s *Server) refresh(ctx context.Context, target string) {
-	if s.refreshMs == 0 {
+	if s.refreshMs == 0 || s.longPollMs == 0 {
 		return
 	}
+	t := time.NewTimer(time.Duration(s.refreshMs) * time.Millisecond)
+	defer t.Stop()
+	for {
+		wait, final := s.probe(target)
+		if wait == nil {
+			return
+		}
+		select {
+		case <-wait:
+		case <-t.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+		if final {
+			return
+		}
+	}
+}
+
+// probe hands the held page a probe (or finds the one it has) and returns what
+// to wait for: the probe's answer (final), or the page's next check-in (then look
+// again); nil when there is nothing to wait for.
+func (s *Server) probe(target string) (wait <-chan struct{}, final bool) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	st := &s.state
 	var sl *slot
 	if target != "" {
@@ -805,34 +839,27 @@ func (s *Server) refresh(ctx context.Context, target string) {
 	} else {
 		sl = s.slotOf(st.latest)
 	}
-	if sl == nil || sl.held == 0 || st.closing {
-		s.mu.Unlock()
-		return
+	now := s.nowMs()
+	if sl == nil || st.closing || !s.live(sl, now) || s.running(sl) != nil {
+		return nil, true
 	}
-	var p *command
 	for _, c := range st.queue {
 		if c.probe && c.target == sl.id {
-			p = c // one probe at a time per page: readers share it
-			break
+			return c.fin, true // one probe at a time per page: readers share it
 		}
 	}
-	if p == nil {
-		now := s.nowMs()
-		st.seq++
-		p = &command{token: newToken(st.seq), id: probeID, target: sl.id, postedAt: now,
-			done: make(chan reply, 1), probe: true, fin: make(chan struct{})}
-		st.queue = append(st.queue, p)
-		st.byToken[p.token] = p
-		s.arm(p)
-		s.dispatch(now)
+	if sl.held == 0 {
+		if sl.arrived == nil {
+			sl.arrived = make(chan struct{})
+		}
+		return sl.arrived, false
 	}
-	fin := p.fin
-	s.mu.Unlock()
-	t := time.NewTimer(time.Duration(s.refreshMs) * time.Millisecond)
-	defer t.Stop()
-	select {
-	case <-fin:
-	case <-t.C:
-	case <-ctx.Done():
-	}
+	st.seq++
+	p := &command{token: newToken(st.seq), id: probeID, target: sl.id, postedAt: now,
+		done: make(chan reply, 1), probe: true, fin: make(chan struct{})}
+	st.queue = append(st.queue, p)
+	st.byToken[p.token] = p
+	s.arm(p)
+	s.dispatch(now)
+	return p.fin, true
 }
