@@ -278,17 +278,11 @@ func (s *Server) postCommand(w http.ResponseWriter, r *http.Request, rawID, repo
 // pass (readOverCap) that discards the outcomes that do not fit, so the page that
 // sent a big result keeps its slot; what cannot be read that way is refused 400.
 func (s *Server) readCheckIn(w http.ResponseWriter, r *http.Request) (any, bool) {
-	if r.ContentLength > drainMax || (r.ContentLength > maxBody && strings.EqualFold(r.Header.Get("Expect"), "100-continue")) {
-		s.refuseOversize(w, r, false)
-		return nil, false
-	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-	if err != nil {
-		s.send(w, http.StatusBadRequest, badBody("could not read the body: "+err.Error()))
+	b, ok := s.readUpTo(w, r, drainMax)
+	if !ok {
 		return nil, false
 	}
 	if len(b) <= maxBody {
-		bodyRead(r)
 		// Only zero bytes mean {}: whitespace is a JSON.parse failure upstream too.
 		if len(b) == 0 {
 			return object{}, true
@@ -370,7 +364,20 @@ func bodyRead(r *http.Request) {
 // readBody reads a request body up to the cap. Over the cap it answers the JSON 400
 // itself and returns false.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	if r.ContentLength > maxBody {
+	b, ok := s.readUpTo(w, r, maxBody)
+	if ok && len(b) > maxBody {
+		s.refuseOversize(w, r, true)
+		return nil, false
+	}
+	return b, ok
+}
+
+// readUpTo reads a body up to the cap and one byte more (which says it is over),
+// refusing at once one whose declared length is over limit, or over the cap with
+// "Expect: 100-continue" (it has not been sent: do not ask for it). Within the cap
+// the body deadline is lifted.
+func (s *Server) readUpTo(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, bool) {
+	if r.ContentLength > limit || (r.ContentLength > maxBody && strings.EqualFold(r.Header.Get("Expect"), "100-continue")) {
 		s.refuseOversize(w, r, false)
 		return nil, false
 	}
@@ -379,11 +386,9 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 		s.send(w, http.StatusBadRequest, badBody("could not read the body: "+err.Error()))
 		return nil, false
 	}
-	if len(b) > maxBody {
-		s.refuseOversize(w, r, true)
-		return nil, false
+	if len(b) <= maxBody {
+		bodyRead(r)
 	}
-	bodyRead(r)
 	return b, true
 }
 

@@ -724,18 +724,7 @@ func TestShutdownAnswersEveryWaitingCaller(t *testing.T) {
 // retry); a command a page took gets the grace to report, and its result reaches
 // its caller; one never reported is answered pickedUp true after the grace.
 func TestShutdownSaysWhetherPickedUp(t *testing.T) {
-	s, err := New(Options{Listen: "127.0.0.1:0", TimeoutMs: 60000, LongPollMs: 4000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr, err := s.Listen()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx) }()
-	rt := &relayT{t: t, s: s, url: "http://" + addr.String()}
+	rt := serveRelay(t, Options{TimeoutMs: 60000, LongPollMs: 4000})
 	rt.checkIn(body("tab-a", true, "", result("c0-0", "{}")))
 	rt.checkIn(body("tab-b", true, "", result("c0-0", "{}")))
 	one := rt.async("POST", "/__dev-toolbar/commands/one?reporter=tab-a", "")
@@ -748,7 +737,8 @@ func TestShutdownSaysWhetherPickedUp(t *testing.T) {
 	queued := rt.async("POST", "/__dev-toolbar/commands/queued?reporter=tab-b", "")
 	rt.waitQueued(3)
 
-	cancel()
+	stopped := make(chan struct{})
+	go func() { rt.stop(); close(stopped) }()
 	r := recv(t, queued, time.Second)
 	expectReason(t, r, 503, "server-closing")
 	jsonEq(t, r.field("pickedUp"), "false")
@@ -773,9 +763,7 @@ func TestShutdownSaysWhetherPickedUp(t *testing.T) {
 	r = recv(t, never, ShutdownGrace+2*time.Second)
 	expectReason(t, r, 503, "server-closing")
 	jsonEq(t, r.field("pickedUp"), "true")
-	if err := <-served; err != nil {
-		t.Errorf("Serve: %v", err)
-	}
+	<-stopped
 }
 
 func TestPanicIsMiddlewareError(t *testing.T) {
