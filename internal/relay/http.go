@@ -276,7 +276,8 @@ func (s *Server) postCommand(w http.ResponseWriter, r *http.Request, rawID, repo
 
 // readCheckIn reads and parses a check-in. Over the cap it is read in a streaming
 // pass (readOverCap) that discards the outcomes that do not fit, so the page that
-// sent a big result keeps its slot; what cannot be read that way is refused 400.
+// sent a big result keeps its slot; a body that is over the cap for any other
+// reason, or cannot be read that way, is refused 400.
 func (s *Server) readCheckIn(w http.ResponseWriter, r *http.Request) (any, bool) {
 	b, ok := s.readUpTo(w, r, drainMax)
 	if !ok {
@@ -296,7 +297,9 @@ func (s *Server) readCheckIn(w http.ResponseWriter, r *http.Request) (any, bool)
 	}
 	counted := &countingReader{r: io.LimitReader(io.MultiReader(bytes.NewReader(b), r.Body), drainMax)}
 	body, dropped, err := readOverCap(counted)
-	if err != nil {
+	if err != nil || dropped == 0 {
+		// Not a check-in, or over the cap for another reason than a result (a
+		// padded or huge snapshot): refused as the spec says.
 		s.refuseOversize(w, r, true)
 		return nil, false
 	}

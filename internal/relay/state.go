@@ -845,6 +845,9 @@ func (s *Server) probe(target string) (wait <-chan struct{}, final bool) {
 	}
 	for _, c := range st.queue {
 		if c.probe && c.target == sl.id {
+			if now-c.postedAt > s.refreshMs {
+				return nil, true // a page that does not answer its probe: do not wait again
+			}
 			return c.fin, true // one probe at a time per page: readers share it
 		}
 	}

@@ -243,6 +243,7 @@
         s.paused = paused;
         s.holding = holding;
         s.held = held.map(function (c) { return c.token; });
+        s.heldIds = held.map(function (c) { return c.id; });
         s.queued = queue.length;
         s.outbox = outbox.length;
         s.stopped = stopped;
