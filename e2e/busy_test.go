@@ -92,3 +92,51 @@ func TestBusyPage(t *testing.T) {
 		})
 	}
 }
+
+// TestBusyPageThroughDtbRelay: dtb relay knows the command is in flight, so it
+// keeps the busy page connected (with connection.busy) past staleMs: dtb state
+// --fresh reads it with a busy warning, and a parallel run is queued for the
+// page and runs when the long command is done (not no-page-connected, and not
+// page-busy either: that is what the client says only when a relay reads the
+// page as stale, as the stand-in above does).
+func TestBusyPageThroughDtbRelay(t *testing.T) {
+	needBrowser(t)
+	r := startRelay(t, "--timeout-ms", "20000")
+	rid := reporterID("busy")
+	tab := openTab(t, r.page("reporterId="+rid))
+	waitConnected(t, r.URL, rid)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	long := make(chan testbrowser.Result, 1)
+	go func() {
+		long <- cli.Exec(ctx, nil, "", "run", "demo.sleep", "ms=6000", "--relay", r.URL, "--reporter", rid)
+	}()
+	poll(t, 15*time.Second, "the page busy past staleMs", func() bool {
+		req, _ := http.NewRequest("GET", r.URL+"/__dev-toolbar/state?reporter="+rid, nil)
+		_, ans, _ := do(t, req)
+		age, _ := get(ans, "connection", "busy", "ageMs").(float64)
+		return age > 3500
+	})
+	state := dtb(t, "state", "--fresh", "--relay", r.URL, "--reporter", rid)
+	doc := state.OK(t)
+	if get(doc, "connection", "connected") != true || get(doc, "connection", "busy", "commandId") != "demo.sleep" {
+		t.Errorf("connection: %v", get(doc, "connection"))
+	}
+	if w := state.Warnings(); !reflect.DeepEqual(w, []string{"busy"}) {
+		t.Errorf("warnings %v; stderr %s", w, state.Stderr)
+	}
+	run := dtb(t, "run", "flags.set", "key=search.rank", "value=9", "--relay", r.URL, "--reporter", rid)
+	if got := run.OK(t); got["ranIn"] != rid {
+		t.Errorf("parallel run: %v", got)
+	}
+	if res := <-long; res.OK(t) == nil {
+		t.Error("demo.sleep failed")
+	}
+	if v := flagEffective(t, dtb(t, "state", "--via", "cdp", "--tab", tab).Stdout, "search.rank"); v != 9.0 {
+		t.Errorf("search.rank %v, want 9", v)
+	}
+	if got := fixtureStat(t, tab, "commandsRun"); got != "2" {
+		t.Errorf("the page ran %s commands, want 2", got)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dtb-cli/dtb/internal/relay"
 	"github.com/dtb-cli/dtb/internal/relayclient"
 	"github.com/dtb-cli/dtb/internal/testbrowser"
 )
@@ -47,9 +48,10 @@ func deadPort(t *testing.T) string {
 func TestRelayDiscovery(t *testing.T) {
 	needBrowser(t)
 	// The default must not answer, or there is nothing to discover.
-	if c, err := net.DialTimeout("tcp", "localhost:5173", time.Second); err == nil {
+	defaultHost := strings.TrimPrefix(relayclient.DefaultBase, "http://")
+	if c, err := net.DialTimeout("tcp", defaultHost, time.Second); err == nil {
 		c.Close()
-		t.Skip("something listens on localhost:5173, the default relay port; discovery starts only when the default does not answer")
+		t.Skipf("something listens on %s, the default relay port; discovery starts only when the default does not answer", defaultHost)
 	}
 	relay := startRelay(t)
 	rid := reporterID("disc")
@@ -137,7 +139,7 @@ func TestRelayDiscovery(t *testing.T) {
 		e := r.Fails(t, 5, "relay-unreachable")
 		msg := fmt.Sprint(e["error"])
 		tried := fmt.Sprint(e["triedPorts"])
-		for _, p := range append([]string{"5173"}, others...) {
+		for _, p := range append([]string{portOfURL(t, relayclient.DefaultBase)}, others...) {
 			if !strings.Contains(tried, p) {
 				t.Errorf("triedPorts %v lacks %s", e["triedPorts"], p)
 			}
@@ -220,4 +222,31 @@ func TestRelayDiscovery(t *testing.T) {
 			t.Errorf("search.rank %v, want 13", v)
 		}
 	})
+}
+
+// Issue 11.2: dtb relay's default port is no dev server's, and is where dtb
+// looks first; a --listen address that is taken fails port-in-use (exit 6),
+// suggesting a free port, instead of a bare listen error.
+func TestRelayDefaultPortAndPortInUse(t *testing.T) {
+	port := portOfURL(t, relayclient.DefaultBase)
+	if port != relay.DefaultPort || relay.DefaultListen != "127.0.0.1:"+port {
+		t.Errorf("dtb relay listens on %s by default, dtb looks at %s first", relay.DefaultListen, relayclient.DefaultBase)
+	}
+	for _, p := range append([]int{5273}, relayclient.CommonPorts...) {
+		if fmt.Sprint(p) == port {
+			t.Errorf("the default port %s is a common dev-server port", port)
+		}
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	r := cli.Exec(ctx, nil, "", "relay", "--listen", l.Addr().String())
+	e := r.Fails(t, 6, "port-in-use")
+	if msg := fmt.Sprint(e["error"]); !strings.Contains(msg, l.Addr().String()) || !strings.Contains(msg, "--listen 127.0.0.1:0") {
+		t.Errorf("message: %s", msg)
+	}
 }

@@ -109,6 +109,12 @@ func TestBodyAtTheCapIsAccepted(t *testing.T) {
 	if r := rt.checkIn(b); r.status != 200 {
 		t.Fatalf("%d %.200s", r.status, r.raw)
 	}
+	// One byte over: refused, for a command's input and for a check-in whose
+	// snapshot makes it too big (only a too-big result is read anyway: issue 10.4,
+	// TestOversizedResultKeepsThePage).
+	if r := rt.do("POST", "/__dev-toolbar/commands/x", b+" "); r.status != 400 {
+		t.Fatalf("one byte over: %d", r.status)
+	}
 	if r := rt.checkIn(b + " "); r.status != 400 {
 		t.Fatalf("one byte over: %d", r.status)
 	}
@@ -138,4 +144,27 @@ func TestRawTargetHeaderCannotBeForged(t *testing.T) {
 	expectReason(t, r, 404, "unknown-route")
 	r = rt.do("GET", "/__dev-toolbar/nope", "", rawTargetHeader, rt.s.secret+" /__dev-toolbar/state")
 	expectReason(t, r, 503, "no-page-connected")
+}
+
+// Issue 10.4: an over-cap check-in keeps what fits (its members, the small
+// results, escapes and all) and replaces only the outcomes that do not fit.
+func TestReadOverCap(t *testing.T) {
+	big := `{"ok":true,"result":"` + strings.Repeat("y", maxBody) + `"}`
+	in := `{"protocolVersion":2,"reporterId":"a\"b","allowRun":true,"snapshot":{"n":[1,2.5e3,null,false]},` +
+		`"results":[{"token":"t1","outcome":{"ok":true,"result":"sm\"all"}},{"token":"t2","outcome":` + big + `},7]}  `
+	body, dropped, err := readOverCap(strings.NewReader(in))
+	if err != nil || dropped != 1 {
+		t.Fatalf("%v, dropped %d", err, dropped)
+	}
+	got := string(render(body))
+	for _, want := range []string{`"reporterId": "a\"b"`, `2500`, `"result": "sm\"all"`, `"reason": "result-too-large"`, fmt.Sprintf(`"bytes": %d`, len(big)), "  7\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %s in %.600s", want, got)
+		}
+	}
+	for _, bad := range []string{`{"a":1`, `{"a":1}x`, `[1]`, strings.Repeat(" ", 10)} {
+		if _, _, err := readOverCap(strings.NewReader(bad)); err == nil {
+			t.Errorf("%q read", bad)
+		}
+	}
 }

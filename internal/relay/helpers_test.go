@@ -30,7 +30,7 @@ func newRelay(t *testing.T, opts Options) *relayT {
 	ts.Listener = rawTargetListener{Listener: ts.Listener, secret: s.secret}
 	ts.Start()
 	t.Cleanup(func() {
-		s.closeAll() // releases held and waiting requests so Close does not block
+		s.closeAll(0) // releases held and waiting requests so Close does not block
 		ts.Close()
 	})
 	return &relayT{t: t, s: s, url: ts.URL}

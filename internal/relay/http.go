@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -71,6 +72,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !ours {
+		s.limitBody(w, r)
 		s.fallback.ServeHTTP(w, r)
 		return
 	}
@@ -84,6 +86,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		})
 		return
 	}
+	s.limitBody(w, r)
 	tw := &trackingWriter{ResponseWriter: w}
 	start := time.Now()
 	defer func() {
@@ -118,6 +121,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, pathname string) 
 	commandsPrefix := s.base + "/commands/"
 	switch {
 	case r.Method == http.MethodGet && pathname == s.base+"/state":
+		s.refresh(r.Context(), reporter)
 		s.getState(w, reporter)
 	case r.Method == http.MethodGet && pathname == s.base+"/commands":
 		s.getCommands(w, reporter)
@@ -177,18 +181,9 @@ func badBody(msg string) object {
 }
 
 func (s *Server) postState(w http.ResponseWriter, r *http.Request) {
-	raw, ok := s.readBody(w, r)
+	v, ok := s.readCheckIn(w, r)
 	if !ok {
 		return
-	}
-	// Only zero bytes mean {}: whitespace is a JSON.parse failure upstream too.
-	var v any = object{}
-	if len(raw) > 0 {
-		var err error
-		if v, err = parseJSON(raw); err != nil {
-			s.send(w, http.StatusBadRequest, badBody(err.Error()))
-			return
-		}
 	}
 	body, ok := v.(object)
 	if !ok {
@@ -279,10 +274,113 @@ func (s *Server) postCommand(w http.ResponseWriter, r *http.Request, rawID, repo
 	}
 }
 
+// readCheckIn reads and parses a check-in. Over the cap it is read in a streaming
+// pass (readOverCap) that discards the outcomes that do not fit, so the page that
+// sent a big result keeps its slot; a body that is over the cap for any other
+// reason, or cannot be read that way, is refused 400.
+func (s *Server) readCheckIn(w http.ResponseWriter, r *http.Request) (any, bool) {
+	b, ok := s.readUpTo(w, r, drainMax)
+	if !ok {
+		return nil, false
+	}
+	if len(b) <= maxBody {
+		// Only zero bytes mean {}: whitespace is a JSON.parse failure upstream too.
+		if len(b) == 0 {
+			return object{}, true
+		}
+		v, err := parseJSON(b)
+		if err != nil {
+			s.send(w, http.StatusBadRequest, badBody(err.Error()))
+			return nil, false
+		}
+		return v, true
+	}
+	counted := &countingReader{r: io.LimitReader(io.MultiReader(bytes.NewReader(b), r.Body), drainMax)}
+	body, dropped, err := readOverCap(counted)
+	if err != nil || dropped == 0 {
+		// Not a check-in, or over the cap for another reason than a result (a
+		// padded or huge snapshot): refused as the spec says.
+		s.refuseOversize(w, r, true)
+		return nil, false
+	}
+	bodyRead(r)
+	s.logf("relay: a check-in of %d bytes, over the %d-byte cap: read, %d result(s) discarded as result-too-large", counted.n, maxBody, dropped)
+	return body, true
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// limitBody gives a request's body BodyTimeout to arrive (a slow body is cut off
+// and its connection closed), and lifts the deadline once the body has been read,
+// so that a held check-in or a waiting command can wait as long as it must. An
+// upgrade (the dev server's HMR websocket, proxied) is left alone.
+func (s *Server) limitBody(w http.ResponseWriter, r *http.Request) {
+	if r.Body == nil || r.Body == http.NoBody || r.Header.Get("Upgrade") != "" {
+		return
+	}
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(s.bodyTimeout)) != nil {
+		return
+	}
+	r.Body = &deadlineBody{ReadCloser: r.Body, lift: func() { _ = rc.SetReadDeadline(time.Time{}) }}
+}
+
+// deadlineBody lifts the read deadline at the end of the body (or when the
+// handler says it has read what it wants, by bodyRead).
+type deadlineBody struct {
+	io.ReadCloser
+	lift   func()
+	lifted bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.done()
+	}
+	return n, err
+}
+
+func (b *deadlineBody) done() {
+	if !b.lifted {
+		b.lifted = true
+		b.lift()
+	}
+}
+
+// bodyRead lifts the body deadline of a request whose body has been read.
+func bodyRead(r *http.Request) {
+	if b, ok := r.Body.(*deadlineBody); ok {
+		b.done()
+	}
+}
+
 // readBody reads a request body up to the cap. Over the cap it answers the JSON 400
 // itself and returns false.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	if r.ContentLength > maxBody {
+	b, ok := s.readUpTo(w, r, maxBody)
+	if ok && len(b) > maxBody {
+		s.refuseOversize(w, r, true)
+		return nil, false
+	}
+	return b, ok
+}
+
+// readUpTo reads a body up to the cap and one byte more (which says it is over),
+// refusing at once one whose declared length is over limit, or over the cap with
+// "Expect: 100-continue" (it has not been sent: do not ask for it). Within the cap
+// the body deadline is lifted.
+func (s *Server) readUpTo(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, bool) {
+	if r.ContentLength > limit || (r.ContentLength > maxBody && strings.EqualFold(r.Header.Get("Expect"), "100-continue")) {
 		s.refuseOversize(w, r, false)
 		return nil, false
 	}
@@ -291,9 +389,8 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 		s.send(w, http.StatusBadRequest, badBody("could not read the body: "+err.Error()))
 		return nil, false
 	}
-	if len(b) > maxBody {
-		s.refuseOversize(w, r, true)
-		return nil, false
+	if len(b) <= maxBody {
+		bodyRead(r)
 	}
 	return b, true
 }

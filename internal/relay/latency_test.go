@@ -50,7 +50,7 @@ func startPage(rt *relayT, id string, pollMs int) *fakePage {
 
 func (p *fakePage) close() {
 	close(p.stop)
-	p.rt.s.closeAll() // release a held check-in so the pump can end
+	p.rt.s.closeAll(0) // release a held check-in so the pump can end
 	p.wg.Wait()
 }
 

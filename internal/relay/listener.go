@@ -2,9 +2,14 @@ package relay
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // net/http answers a request line whose path has malformed percent-encoding
@@ -121,4 +126,78 @@ func escapeStrayPercents(s string) string {
 
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// limitListener keeps at most max connections open. A connection past the
+// ceiling is answered 503 too-many-connections (after its request headers, so the
+// client reads the answer instead of a reset) and closed; it never reaches the
+// server, so idle or slow connections cannot starve the page and its callers.
+type limitListener struct {
+	net.Listener
+	max  int
+	open atomic.Int64
+	logf func(format string, args ...any)
+}
+
+func newLimitListener(ln net.Listener, max int, logf func(string, ...any)) *limitListener {
+	return &limitListener{Listener: ln, max: max, logf: logf}
+}
+
+func (l *limitListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if l.open.Add(1) > int64(l.max) {
+			l.open.Add(-1)
+			l.logf("relay: refused a connection from %s: %d connections are open (the ceiling)", c.RemoteAddr(), l.max)
+			go refuseConn(c, l.max)
+			continue
+		}
+		return &limitConn{Conn: c, l: l}, nil
+	}
+}
+
+type limitConn struct {
+	net.Conn
+	l    *limitListener
+	once sync.Once
+}
+
+func (c *limitConn) Close() error {
+	c.once.Do(func() { c.l.open.Add(-1) })
+	return c.Conn.Close()
+}
+
+func (c *limitConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
+// refuseConn reads the request headers (briefly), answers 503 and closes.
+func refuseConn(c net.Conn, max int) {
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(2 * time.Second))
+	buf := make([]byte, 0, 4096)
+	chunk := make([]byte, 4096)
+	for len(buf) < maxRequestLine && !bytes.Contains(buf, []byte("\r\n\r\n")) {
+		n, err := c.Read(chunk)
+		buf = append(buf, chunk[:n]...)
+		if err != nil {
+			break
+		}
+	}
+	b := render(object{
+		{"ok", false},
+		{"reason", "too-many-connections"},
+		{"message", fmt.Sprintf("The relay has %d connections open, its ceiling (--max-conns): this one was refused. Retry, or close idle connections.", max)},
+	})
+	fmt.Fprintf(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(b), b)
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(c, 1<<20))
 }

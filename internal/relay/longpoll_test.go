@@ -171,6 +171,7 @@ func TestFollowUps(t *testing.T) {
 // A held page that goes away does not take a command with it.
 func TestAbandonedHold(t *testing.T) {
 	rt := newRelay(t, Options{LongPollMs: DefaultLongPollMs, TimeoutMs: 2000})
+	rt.checkIn(body("tab-b", true, "", result("c0-0", "{}"))) // on the line, not held
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan resp, 1)
 	go func() { done <- rt.doCtx(ctx, "POST", "/__dev-toolbar/state", body("tab-a", true, "")) }()

@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -183,4 +185,186 @@ func TestListenOnAnotherLoopbackAddress(t *testing.T) {
 		t.Fatalf("%d %.300s", r.status, r.raw)
 	}
 	expectReason(t, rt.do("GET", "/__dev-toolbar/state", "", "Host", "127.0.0.3:"+strings.Split(host, ":")[1]), 403, "non-loopback-host")
+}
+
+// Issue 10.4: a result too big for a check-in. The page's follow-up carrying it
+// is over the 4 MiB cap; the relay reads it anyway, answers the waiting caller
+// result-too-large with the size at once, and answers the page 200, so the page
+// neither re-sends it nor loses its slot, and the next command runs.
+func TestOversizedResultKeepsThePage(t *testing.T) {
+	rt := serveRelay(t, Options{LongPollMs: DefaultLongPollMs})
+	tb := openFixture(t, rt.relayT, "")
+	q := "?reporter=" + tb.reporter
+	big := strings.Repeat("x", maxBody-64)
+	r := rt.do("POST", "/__dev-toolbar/commands/demo.echo"+q, `{"s":"`+big+`"}`)
+	expectReason(t, r, 413, "result-too-large")
+	if n, _ := strconv.Atoi(fmt.Sprint(r.field("bytes"))); n < len(big) || fmt.Sprint(r.field("maxBytes")) != fmt.Sprint(maxBody) {
+		t.Errorf("size: %.300s", r.raw)
+	}
+	if r.str("command") != "demo.echo" || r.str("ranIn") != tb.reporter {
+		t.Errorf("answer: %.300s", r.raw)
+	}
+	r = rt.do("POST", "/__dev-toolbar/commands/flags.set"+q, `{"key":"search.rank","value":9}`)
+	if r.status != 200 {
+		t.Fatalf("the next command: %d %.300s", r.status, r.raw)
+	}
+	st := tb.stats()
+	if st["failed"] != 0.0 || st["lastStatus"] != 200.0 || st["commandsRun"] != 2.0 || st["outbox"] != 0.0 {
+		t.Errorf("the page's record: failed %v, lastStatus %v, commandsRun %v, outbox %v", st["failed"], st["lastStatus"], st["commandsRun"], st["outbox"])
+	}
+	if r := rt.do("GET", "/__dev-toolbar/state"+q, ""); r.field("connection", "connected") != true {
+		t.Errorf("the page lost its slot: %.300s", r.raw)
+	}
+}
+
+// waitFreshHold waits until the page's check-in is being held with most of its
+// hold still ahead (so the test acts while it is held, not between two holds).
+func (tb *tab) waitFreshHold(rt *relayT) {
+	tb.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		rt.s.mu.Lock()
+		sl := rt.s.state.slots[tb.reporter]
+		ok := sl != nil && sl.held > 0 && rt.s.nowMs()-sl.tickAt < 800
+		rt.s.mu.Unlock()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.t.Fatal("the page's check-in was never held")
+		}
+	}
+}
+
+// Issue 10.8: when the page's held check-in drops (the tab closed), the page is
+// gone at once: a command for it, or for any page when it was the only one, is
+// answered 503 no-page-connected now, not at its deadline (60 s here), and the
+// state says not connected.
+func TestClosedTabFailsItsCommandsAtOnce(t *testing.T) {
+	rt := serveRelay(t, Options{LongPollMs: DefaultLongPollMs, TimeoutMs: 60000})
+	tb := openFixture(t, rt.relayT, "")
+	tb.waitFreshHold(rt.relayT)
+	tb.close()
+	rt.waitHeld(0)
+	for _, q := range []string{"?reporter=" + tb.reporter, ""} {
+		r := recv(t, rt.async("POST", "/__dev-toolbar/commands/flags.set"+q, `{"key":"search.rank","value":9}`), 5*time.Second)
+		expectReason(t, r, 503, "no-page-connected")
+		if !strings.Contains(r.str("message"), "went away") {
+			t.Errorf("message %q", r.str("message"))
+		}
+	}
+	r := rt.do("GET", "/__dev-toolbar/state?reporter="+tb.reporter, "")
+	if r.field("connection", "connected") != false {
+		t.Errorf("after the tab closed: %.300s", r.raw)
+	}
+	rt.waitQueued(0)
+}
+
+// Issue 11.3: a GET sees the page as of the read. A change made in the page
+// itself (not through the relay) is in the very next GET /state, although the
+// page's check-in is being held and its throttle would send the snapshot up to
+// a second later. The refresh probe that gets it is the relay's own: the page
+// answers it without running anything, and no caller ever sees it.
+func TestStateIsFresh(t *testing.T) {
+	rt := serveRelay(t, Options{LongPollMs: DefaultLongPollMs, RefreshMs: DefaultRefreshMs})
+	tb := openFixture(t, rt.relayT, "")
+	for i, v := range []int{5, 6, 7, 8} {
+		tb.waitFreshHold(rt.relayT)
+		tb.eval(fmt.Sprintf(`__DEV_TOOLBAR__.instances.playground.runCommand("flags.set", {key: "search.rank", value: %d}).then(r => r.ok)`, v))
+		q := "?reporter=" + tb.reporter
+		if i%2 == 1 {
+			q = "" // the one-slot answer too
+		}
+		r := rt.do("GET", "/__dev-toolbar/state"+q, "")
+		if got := flagIn(r, "search.rank"); got != fmt.Sprint(v) {
+			t.Errorf("GET /state%s right after the page set search.rank=%d: %s", q, v, got)
+		}
+		if strings.Contains(r.raw, probeID) {
+			t.Errorf("the probe shows: %.300s", r.raw)
+		}
+	}
+	st := tb.stats()
+	if st["commandsRun"] != 0.0 || st["probesRun"].(float64) < 4 {
+		t.Errorf("the page ran %v commands and %v probes, want 0 and ≥ 4", st["commandsRun"], st["probesRun"])
+	}
+	if got := tb.flag("search.rank"); got != "8" {
+		t.Errorf("search.rank %s in the page", got)
+	}
+	// A caller's command still runs and is answered as usual, with no trace of
+	// the probes (their unknown-command answers were swallowed).
+	r := rt.do("POST", "/__dev-toolbar/commands/flags.set?reporter="+tb.reporter, `{"key":"search.rank","value":3}`)
+	if r.status != 200 || strings.Contains(r.raw, probeID) {
+		t.Errorf("%d %.300s", r.status, r.raw)
+	}
+	rt.waitQueued(0)
+}
+
+// flag is a flag's effective value in the page itself (as JSON text).
+func (tb *tab) flag(key string) string {
+	tb.t.Helper()
+	return tb.eval(fmt.Sprintf(`__DEV_TOOLBAR__.instances.playground.read().diagnostics.find(d => d.id === "flags").data.flags.find(f => f.key === %q).effective`, key))
+}
+
+// flagIn is a flag's effective value in a state answer (as JSON text).
+func flagIn(r resp, key string) string {
+	rows, _ := r.field("extensions", "flags", "flags").([]any)
+	for _, row := range rows {
+		if o, ok := row.(object); ok {
+			if k, _ := o.get("key"); k == key {
+				v, _ := o.get("effective")
+				return strings.TrimSpace(string(render(v)))
+			}
+		}
+	}
+	return "(no such flag)"
+}
+
+// Issue 11.4: a page running a long command sends no check-ins, and is busy,
+// not gone: past staleMs its state is still connected, with the running
+// command's id and age, and a parallel command for it is queued (not refused
+// no-page-connected) and runs when the long one is done.
+func TestBusyPageIsNotGone(t *testing.T) {
+	rt := serveRelay(t, Options{LongPollMs: DefaultLongPollMs, StaleMs: 1000, TimeoutMs: 20000, RefreshMs: DefaultRefreshMs})
+	tb := openFixture(t, rt.relayT, "")
+	q := "?reporter=" + tb.reporter
+	long := rt.async("POST", "/__dev-toolbar/commands/demo.sleep"+q, `{"ms":3000}`)
+	var r resp
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		r = rt.do("GET", "/__dev-toolbar/state"+q, "")
+		if age, _ := strconv.Atoi(fmt.Sprint(r.field("connection", "busy", "ageMs"))); age > 1500 {
+			break // past staleMs since the page's last check-in
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("never busy for long: %.400s", r.raw)
+		}
+	}
+	if r.field("connection", "connected") != true || r.field("connection", "stale") != false ||
+		r.field("connection", "busy", "commandId") != "demo.sleep" {
+		t.Errorf("busy page's connection: %v", r.field("connection"))
+	}
+	if r2 := rt.do("GET", "/__dev-toolbar/state", ""); r2.field("connection", "busy", "commandId") != "demo.sleep" {
+		t.Errorf("one-slot answer: %v", r2.field("connection"))
+	}
+	// Both posted while the page is busy: for this page, and for any page.
+	par := []chan resp{
+		rt.async("POST", "/__dev-toolbar/commands/flags.set"+q, `{"key":"search.rank","value":9}`),
+		rt.async("POST", "/__dev-toolbar/commands/flags.set", `{"key":"search.rank","value":9}`),
+	}
+	rt.waitQueued(3)
+	if r := recv(t, long, 10*time.Second); r.status != 200 {
+		t.Fatalf("demo.sleep: %d %.300s", r.status, r.raw)
+	}
+	for i, ch := range par {
+		if r := recv(t, ch, 10*time.Second); r.status != 200 || r.str("ranIn") != tb.reporter {
+			t.Errorf("parallel run %d: %d %.300s", i, r.status, r.raw)
+		}
+	}
+	if got := tb.flag("search.rank"); got != "9" {
+		t.Errorf("search.rank %s in the page", got)
+	}
+	if st := tb.stats(); st["commandsRun"] != 3.0 {
+		t.Errorf("the page ran %v commands, want 3", st["commandsRun"])
+	}
+	if r := rt.do("GET", "/__dev-toolbar/state"+q, ""); r.has("busy") || r.field("connection", "busy") != nil {
+		t.Errorf("still busy: %v", r.field("connection"))
+	}
 }

@@ -6,6 +6,7 @@
 package relay
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -22,20 +23,39 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
 // Defaults of Options. The command wrapper uses DefaultLongPollMs for its flag,
 // because Options.LongPollMs == 0 means "no long-poll".
 const (
-	DefaultListen     = "127.0.0.1:5273"
+	DefaultListen = "127.0.0.1:" + DefaultPort
+	// DefaultPort is used by no common dev server (Vite 5173, the upstream
+	// playground 5273, …), so dtb relay and the app's own server never collide.
+	DefaultPort       = "7357"
 	DefaultBase       = "/__dev-toolbar"
 	DefaultStaleMs    = 3000
 	DefaultTimeoutMs  = 10000
 	DefaultLongPollMs = 2000
+	// DefaultRefreshMs bounds how long GET /state waits for the snapshot of a held
+	// page it asked to check in again (Options.RefreshMs).
+	DefaultRefreshMs = 1000
 	// MaxLongPollMs keeps a held check-in well inside the reporter's 5 s request
 	// timeout (spec §3.1); past it the page would abort and log a failure.
 	MaxLongPollMs = 4500
+	// ShutdownGrace is how long a stopping relay waits for the commands pages have
+	// already taken to report, handing out nothing new meanwhile.
+	ShutdownGrace = 2 * time.Second
+	// Connection limits: a request's headers and its body must arrive within
+	// these, a keep-alive connection is closed after IdleTimeout without a
+	// request, and past DefaultMaxConns open connections a new one is refused
+	// (503 too-many-connections). Held check-ins and waiting commands are not
+	// bounded by them: once a body is read, a request may wait.
+	DefaultHeaderTimeout = 10 * time.Second
+	DefaultBodyTimeout   = 30 * time.Second
+	DefaultIdleTimeout   = 30 * time.Second
+	DefaultMaxConns      = 512
 )
 
 // Options configure a relay. Zero values take the defaults above, except LongPollMs.
@@ -58,6 +78,17 @@ type Options struct {
 	// command; 0 disables holding. The hold is trimmed to end just before the page's
 	// next poll tick (see docs/relay.md).
 	LongPollMs int
+	// HeaderTimeout, BodyTimeout and IdleTimeout bound reading a request's headers,
+	// reading its body, and an idle keep-alive connection (0: the defaults above).
+	HeaderTimeout, BodyTimeout, IdleTimeout time.Duration
+	// MaxConns is the ceiling on open connections (0: DefaultMaxConns); past it a
+	// new connection is answered 503 too-many-connections and closed.
+	MaxConns int
+	// RefreshMs: a GET /state for a page whose check-in is held releases it with a
+	// refresh probe (see refresh) and waits up to this long for the snapshot that
+	// follows, so the answer is the page as of the read; 0 answers at once with the
+	// last snapshot, as upstream.
+	RefreshMs int
 	// Logf receives diagnostics (proxy errors, recovered panics); nil discards them.
 	Logf func(format string, args ...any)
 }
@@ -66,8 +97,9 @@ type Options struct {
 // listen address that is not loopback.
 var ErrNonLoopback = errors.New("listen address is not loopback")
 
-// OptionError is a refused Options value. Reason is a stable dtb reason:
-// "non-loopback-host" (exit 6) for a non-loopback Listen, "usage" otherwise.
+// OptionError is a refused Options value or listen address. Reason is a stable
+// dtb reason: "non-loopback-host" (exit 6) for a non-loopback Listen,
+// "port-in-use" (exit 6) when Listen finds the address taken, "usage" otherwise.
 type OptionError struct {
 	Reason  string
 	Message string
@@ -97,10 +129,14 @@ type Server struct {
 	staleMs    int64
 	timeoutMs  int64
 	longPollMs int64
+	refreshMs  int64
 	fallback   http.Handler
 	logf       func(format string, args ...any)
 	handler    http.Handler
 	secret     string // authenticates the rawTargetHeader our own listener adds
+
+	headerTimeout, bodyTimeout, idleTimeout time.Duration
+	maxConns                                int
 
 	lnMu sync.Mutex
 	ln   net.Listener
@@ -123,7 +159,13 @@ func New(opts Options) (*Server, error) {
 		staleMs:    int64(opts.StaleMs),
 		timeoutMs:  int64(opts.TimeoutMs),
 		longPollMs: int64(opts.LongPollMs),
+		refreshMs:  int64(opts.RefreshMs),
 		logf:       opts.Logf,
+
+		headerTimeout: cmp.Or(opts.HeaderTimeout, DefaultHeaderTimeout),
+		bodyTimeout:   cmp.Or(opts.BodyTimeout, DefaultBodyTimeout),
+		idleTimeout:   cmp.Or(opts.IdleTimeout, DefaultIdleTimeout),
+		maxConns:      cmp.Or(opts.MaxConns, DefaultMaxConns),
 	}
 	if s.listen == "" {
 		s.listen = DefaultListen
@@ -145,6 +187,12 @@ func New(opts Options) (*Server, error) {
 		return nil, usageError("StaleMs must not be negative (got %d)", s.staleMs)
 	case s.timeoutMs < 0:
 		return nil, usageError("TimeoutMs must not be negative (got %d)", s.timeoutMs)
+	case s.headerTimeout < 0 || s.bodyTimeout < 0 || s.idleTimeout < 0:
+		return nil, usageError("the header, body and idle timeouts must not be negative")
+	case s.refreshMs < 0 || s.refreshMs > MaxLongPollMs:
+		return nil, usageError("RefreshMs must be between 0 and %d (got %d)", MaxLongPollMs, s.refreshMs)
+	case s.maxConns < 0:
+		return nil, usageError("MaxConns must not be negative (got %d)", s.maxConns)
 	case s.longPollMs < 0 || s.longPollMs > MaxLongPollMs:
 		return nil, usageError("LongPollMs must be between 0 and %d, below the page's 5000 ms request timeout (got %d)", MaxLongPollMs, s.longPollMs)
 	}
@@ -196,7 +244,7 @@ func New(opts Options) (*Server, error) {
 func checkListen(addr string) (string, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		host, port = strings.TrimSuffix(strings.TrimPrefix(addr, "["), "]"), "5273"
+		host, port = strings.TrimSuffix(strings.TrimPrefix(addr, "["), "]"), DefaultPort
 		if strings.Contains(addr, ":") && net.ParseIP(host) == nil {
 			return "", usageError("Listen must be host:port (got %q)", addr)
 		}
@@ -247,6 +295,14 @@ func (s *Server) Listen() (net.Addr, error) {
 		return s.ln.Addr(), nil
 	}
 	ln, err := net.Listen("tcp", s.listen)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, &OptionError{
+			Reason: "port-in-use",
+			Message: fmt.Sprintf("relay: %s is already in use (another dtb relay, or a dev server?). "+
+				"Pick another address, or --listen 127.0.0.1:0 for a free port (the ready line says which).", s.listen),
+			err: err,
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("relay: %w", err)
 	}
@@ -255,7 +311,7 @@ func (s *Server) Listen() (net.Addr, error) {
 		ln.Close()
 		return nil, nonLoopback(ln.Addr().String())
 	}
-	s.ln = rawTargetListener{Listener: ln, secret: s.secret}
+	s.ln = rawTargetListener{Listener: newLimitListener(ln, s.maxConns, s.logf), secret: s.secret}
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.To4() != nil {
 		s.boundHost.Store(tcp.IP.String())
 	}
@@ -263,8 +319,11 @@ func (s *Server) Listen() (net.Addr, error) {
 }
 
 // Serve serves until ctx is done (binding first if Listen was not called). Then it
-// answers every waiting POST /commands/:id with 503 server-closing and releases held
-// check-ins, and only then closes the listener and the connections. It returns nil
+// stops handing out commands, answers the callers of those not picked up with 503
+// server-closing (pickedUp false), releases held check-ins, gives commands already
+// taken by a page up to ShutdownGrace to report (answering the rest 503
+// server-closing, pickedUp true), and only then closes the listener and the
+// connections. It returns nil
 // after a shutdown caused by ctx, or the error that stopped serving.
 func (s *Server) Serve(ctx context.Context) error {
 	if _, err := s.Listen(); err != nil {
@@ -272,18 +331,19 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	srv := &http.Server{
 		Handler:           s.handler,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: s.headerTimeout,
+		IdleTimeout:       s.idleTimeout,
 		ErrorLog:          log.New(logWriter(s.logf), "", 0),
 	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(s.ln) }()
 	select {
 	case err := <-done:
-		s.closeAll()
+		s.closeAll(0)
 		return err
 	case <-ctx.Done():
 	}
-	s.closeAll()
+	s.closeAll(ShutdownGrace)
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {

@@ -692,11 +692,14 @@ func TestShutdownAnswersEveryWaitingCaller(t *testing.T) {
 	rt.waitHeld(1)
 
 	cancel()
+	// Both were handed to tab-b, which never reports: after the grace they are
+	// answered, saying so.
 	for _, ch := range []chan resp{a, b} {
-		r := recv(t, ch, 2*time.Second)
+		r := recv(t, ch, ShutdownGrace+2*time.Second)
 		expectReason(t, r, 503, "server-closing")
-		expectKeys(t, r.obj, "ok", "reason", "message", "waitedMs")
-		if r.str("message") != "The dev server shut down before the page answered." {
+		expectKeys(t, r.obj, "ok", "reason", "message", "pickedUp", "waitedMs")
+		jsonEq(t, r.field("pickedUp"), "true")
+		if !strings.HasPrefix(r.str("message"), "The dev server shut down before the page answered.") {
 			t.Errorf("message %q", r.str("message"))
 		}
 	}
@@ -708,12 +711,59 @@ func TestShutdownAnswersEveryWaitingCaller(t *testing.T) {
 		if err != nil {
 			t.Errorf("Serve: %v", err)
 		}
-	case <-time.After(3 * time.Second):
+	case <-time.After(ShutdownGrace + 3*time.Second):
 		t.Fatal("Serve did not return")
 	}
 	if r := rt.do("GET", "/__dev-toolbar/state", ""); r.status != -1 {
 		t.Errorf("still serving: %d", r.status)
 	}
+}
+
+// Issue 10.5: a shutdown under load does not lie. Nothing is handed out once it
+// starts; a command no page took is answered at once, pickedUp false (safe to
+// retry); a command a page took gets the grace to report, and its result reaches
+// its caller; one never reported is answered pickedUp true after the grace.
+func TestShutdownSaysWhetherPickedUp(t *testing.T) {
+	rt := serveRelay(t, Options{TimeoutMs: 60000, LongPollMs: 4000})
+	rt.checkIn(body("tab-a", true, "", result("c0-0", "{}")))
+	rt.checkIn(body("tab-b", true, "", result("c0-0", "{}")))
+	one := rt.async("POST", "/__dev-toolbar/commands/one?reporter=tab-a", "")
+	never := rt.async("POST", "/__dev-toolbar/commands/never?reporter=tab-a", "")
+	rt.waitQueued(2)
+	taken := pending(t, rt.checkIn(body("tab-a", true, "", result("c0-0", "{}"))))
+	if len(taken) != 2 {
+		t.Fatalf("tab-a took %d", len(taken))
+	}
+	queued := rt.async("POST", "/__dev-toolbar/commands/queued?reporter=tab-b", "")
+	rt.waitQueued(3)
+
+	stopped := make(chan struct{})
+	go func() { rt.stop(); close(stopped) }()
+	r := recv(t, queued, time.Second)
+	expectReason(t, r, 503, "server-closing")
+	jsonEq(t, r.field("pickedUp"), "false")
+	rt.waitQueued(2)
+	// Closing: tab-b checks in and is handed nothing; a new command is refused.
+	if p := pending(t, rt.checkIn(body("tab-b", true, "", result("c0-0", "{}")))); len(p) != 0 {
+		t.Errorf("handed out while closing: %v", p)
+	}
+	r = rt.do("POST", "/__dev-toolbar/commands/late?reporter=tab-b", "")
+	expectReason(t, r, 503, "server-closing")
+	jsonEq(t, r.field("pickedUp"), "false")
+	// tab-a reports the first within the grace: its caller gets the result.
+	for _, c := range taken {
+		if id, _ := c.get("id"); id == "one" {
+			rt.checkIn(body("tab-a", true, "", result(tokenOf(c), `{"ok":true,"result":1}`)))
+		}
+	}
+	r = recv(t, one, time.Second)
+	if r.status != 200 || r.str("command") != "one" {
+		t.Errorf("one: %d %s", r.status, r.raw)
+	}
+	r = recv(t, never, ShutdownGrace+2*time.Second)
+	expectReason(t, r, 503, "server-closing")
+	jsonEq(t, r.field("pickedUp"), "true")
+	<-stopped
 }
 
 func TestPanicIsMiddlewareError(t *testing.T) {

@@ -1,6 +1,8 @@
 package relay
 
 import (
+	"cmp"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -30,6 +32,14 @@ type slot struct {
 	// tickAt is the arrival of its last result-less check-in: those are sent by the
 	// page's poll timer, so they give the phase of its ticks.
 	tickAt int64
+	// gone: its held check-in was dropped before it was answered (the tab closed
+	// or navigated away), so it is not on the line, whatever seenAt says, until
+	// it checks in again.
+	gone   bool
+	goneAt int64
+	// arrived is closed (and replaced) when its next check-in arrives; nil until
+	// someone waits for one.
+	arrived chan struct{}
 }
 
 type command struct {
@@ -41,9 +51,14 @@ type command struct {
 	postedAt int64
 	pickedUp bool
 	pickedBy string
+	pickedAt int64
 	gen      int // invalidates a deadline timer that fired while being restarted
 	timer    *time.Timer
 	done     chan reply // buffered: whoever settles never blocks
+	// probe: the relay's own refresh probe (probeID), never shown to a caller;
+	// fin is closed when it is settled (answered, or expired).
+	probe bool
+	fin   chan struct{}
 }
 
 type reply struct {
@@ -88,14 +103,41 @@ const (
 
 func (s *Server) nowMs() int64 { return time.Now().UnixMilli() }
 
-// live: a held check-in is a page on the line, however long ago it arrived.
+// live: a held check-in is a page on the line, however long ago it arrived, and
+// so is a page running a command it took (the reporter sends nothing while a
+// command runs: busy is not gone; the command's deadline bounds it).
 func (s *Server) live(sl *slot, now int64) bool {
-	return sl.held > 0 || now-sl.seenAt <= s.staleMs
+	return sl.held > 0 || (!sl.gone && now-sl.seenAt <= s.staleMs) || s.running(sl) != nil
+}
+
+// running is the command sl took first among those it has not answered (the
+// one it is running), or nil. The relay's own probes are not commands.
+func (s *Server) running(sl *slot) *command {
+	var first *command
+	for _, c := range s.state.queue {
+		if c.pickedUp && c.pickedBy == sl.id && !c.probe && (first == nil || c.pickedAt < first.pickedAt) {
+			first = c
+		}
+	}
+	return first
+}
+
+// slotOf is the slot whose snapshot sn is.
+func (s *Server) slotOf(sn *snap) *slot {
+	if sn == nil {
+		return nil
+	}
+	id, _ := sn.reporterID.(string)
+	return s.state.slots[cmp.Or(id, "anonymous")]
 }
 
 func (s *Server) connectedAny(now int64) bool {
-	st := &s.state
-	return st.checkInAt != 0 && (len(st.holds) > 0 || now-st.checkInAt <= s.staleMs)
+	for _, sl := range s.state.slots {
+		if s.live(sl, now) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Server) liveReporters(now int64) int {
@@ -130,7 +172,7 @@ func (s *Server) connection(now int64, sl *slot) object {
 	if latest != nil {
 		reportedAt, ageMs, reporterID = iso(latest.at), now-latest.at, latest.reporterID
 	}
-	return object{
+	conn := object{
 		{"instanceId", instanceID},
 		{"allowRun", allowRun},
 		{"connected", connected},
@@ -143,6 +185,18 @@ func (s *Server) connection(now int64, sl *slot) object {
 		{"reporters", reporters},
 		{"ambiguous", sl == nil && reporters > 1},
 	}
+	// dtb relay's addition (format: internal/relayclient/busy.go): the page the
+	// answer is about is running a command. Absent otherwise, as upstream.
+	who := sl
+	if who == nil {
+		who = s.slotOf(latest)
+	}
+	if who != nil {
+		if c := s.running(who); c != nil {
+			conn = append(conn, member{"busy", object{{"commandId", c.id}, {"ageMs", now - c.pickedAt}}})
+		}
+	}
+	return conn
 }
 
 // connectionFor is the connection a command's caller is shown: its page's, if it
@@ -174,6 +228,7 @@ func (s *Server) slotFor(id string, now int64) *slot {
 }
 
 func (s *Server) touch(sl *slot, now int64) {
+	sl.gone = false
 	sl.seenAt = max(sl.seenAt, now)
 	s.state.touches++
 	sl.order = s.state.touches
@@ -197,6 +252,10 @@ func (s *Server) checkIn(body object) ([]*command, *hold) {
 	}
 	sl := s.slotFor(id, now)
 	s.touch(sl, now)
+	if sl.arrived != nil {
+		close(sl.arrived)
+		sl.arrived = nil
+	}
 	allowRun := false
 	if v, _ := body.get("allowRun"); v == true {
 		allowRun = true
@@ -308,11 +367,15 @@ func alignedHold(limit int64) int64 {
 }
 
 // take marks and returns every unpicked command sl may run, in queue order.
+// While closing nothing is handed out.
 func (s *Server) take(sl *slot) []*command {
+	if s.state.closing {
+		return nil
+	}
 	var out []*command
 	for _, c := range s.state.queue {
 		if !c.pickedUp && (c.target == "" || c.target == sl.id) {
-			c.pickedUp, c.pickedBy = true, sl.id
+			c.pickedUp, c.pickedBy, c.pickedAt = true, sl.id, s.nowMs()
 			s.arm(c) // §4.12: the deadline restarts at pickup
 			out = append(out, c)
 		}
@@ -367,25 +430,54 @@ func (s *Server) releaseHold(h *hold) {
 	}
 }
 
-// abandonHold runs when a held page went away before its answer was written.
-// Commands handed to it are put back, because that page never saw them.
+// abandonHold runs when a held page went away before its answer was written: the
+// tab closed or navigated. Commands handed to it are put back, because that page
+// never saw them; the page is not on the line any more, so the commands that can
+// only run there are answered 503 no-page-connected at once (not at their
+// deadline), and the others go to a page that is.
 func (s *Server) abandonHold(h *hold) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	now := s.nowMs()
 	if i := s.holdIndex(h); i >= 0 {
 		s.dropHold(i, 0, false)
-		return
-	}
-	select {
-	case cmds := <-h.ch:
-		for _, c := range cmds {
-			if s.state.byToken[c.token] == c {
-				c.pickedUp, c.pickedBy = false, ""
+	} else {
+		select {
+		case cmds := <-h.ch:
+			for _, c := range cmds {
+				if s.state.byToken[c.token] == c {
+					c.pickedUp, c.pickedBy = false, ""
+				}
 			}
+		default:
+			return // answered and written: the page had the answer
 		}
-		s.dispatch(s.nowMs())
-	default:
 	}
+	sl := h.slot
+	if sl.held > 0 {
+		s.dispatch(now)
+		return // another check-in of the same page is still on the line
+	}
+	sl.gone, sl.goneAt = true, now
+	s.logf("relay: page %s went away (its held check-in was dropped)", quote(sl.id))
+	anyLive := s.connectedAny(now)
+	for i := 0; i < len(s.state.queue); {
+		c := s.state.queue[i]
+		if !c.pickedUp && (c.target == sl.id || (c.target == "" && !anyLive)) {
+			s.settle(c, reply{503, s.goneBody(c, now)})
+			continue
+		}
+		i++
+	}
+	s.dispatch(now)
+}
+
+// goneBody answers a command whose page went away.
+func (s *Server) goneBody(c *command, now int64) object {
+	if c.target == "" {
+		return s.noPage(now, s.connection(now, nil))
+	}
+	return s.noPageForCommand(c.target, now)
 }
 
 // arm (re)starts a command's deadline.
@@ -405,6 +497,10 @@ func (s *Server) expire(c *command, gen int) {
 		return
 	}
 	now := s.nowMs()
+	if c.probe {
+		s.settle(c, reply{})
+		return
+	}
 	var msg string
 	if c.pickedUp {
 		msg = fmt.Sprintf("The page picked up %s but did not report a result within %d ms.", quote(c.id), s.timeoutMs)
@@ -434,6 +530,9 @@ func (s *Server) settle(c *command, r reply) {
 	}
 	c.timer.Stop()
 	c.done <- r
+	if c.probe {
+		close(c.fin)
+	}
 }
 
 // outcomeReply is §4.7 step 7: the page's outcome, then command, ranIn, waitedMs.
@@ -469,6 +568,8 @@ func statusFor(outcome object) int {
 		return 409
 	case "threw":
 		return 422
+	case "result-too-large":
+		return 413
 	}
 	return 502
 }
@@ -480,7 +581,7 @@ func (s *Server) enqueue(id string, input any, hasInput bool, target string) (*c
 	st := &s.state
 	now := s.nowMs()
 	if st.closing {
-		return nil, &reply{503, serverClosing(0)}
+		return nil, &reply{503, serverClosing(0, false)}
 	}
 	allowRun := st.allowRun
 	if target != "" {
@@ -517,31 +618,60 @@ func (s *Server) enqueue(id string, input any, hasInput bool, target string) (*c
 	return c, nil
 }
 
-func serverClosing(waited int64) object {
+// serverClosing says whether the page had been handed the command: a caller may
+// retry one it had not, and must check before retrying one it had.
+func serverClosing(waited int64, pickedUp bool) object {
+	msg := "The dev server shut down before the page answered. The command was never handed to the page: it did not run, and can be retried."
+	if pickedUp {
+		msg = "The dev server shut down before the page answered. The page had taken the command and may have run it: check before retrying."
+	}
 	return object{
 		{"ok", false},
 		{"reason", "server-closing"},
-		{"message", "The dev server shut down before the page answered."},
+		{"message", msg},
+		{"pickedUp", pickedUp},
 		{"waitedMs", waited},
 	}
 }
 
-// closeAll answers everyone waiting before the listener goes: callers of
-// POST /commands/:id with 503 server-closing, held check-ins with nothing pending.
-func (s *Server) closeAll() {
+// closeAll shuts the routes down in order: nothing more is handed out (commands
+// not yet picked up are answered 503 server-closing, pickedUp false, and held
+// check-ins are released with nothing), then the commands a page has taken get
+// up to grace to report through the still-open listener, and whatever is left is
+// answered 503 server-closing, pickedUp true.
+func (s *Server) closeAll(grace time.Duration) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	st := &s.state
 	st.closing = true
 	now := s.nowMs()
-	for len(st.queue) > 0 {
-		c := st.queue[0]
-		s.settle(c, reply{503, serverClosing(now - c.postedAt)})
+	for i := 0; i < len(st.queue); {
+		if c := st.queue[i]; !c.pickedUp {
+			s.settle(c, reply{503, serverClosing(now-c.postedAt, false)})
+			continue
+		}
+		i++
 	}
 	for len(st.holds) > 0 {
 		h := st.holds[0]
 		s.dropHold(0, now, true)
 		h.ch <- nil
+	}
+	s.mu.Unlock()
+
+	deadline := time.Now().Add(grace)
+	for {
+		s.mu.Lock()
+		if len(st.queue) == 0 || !time.Now().Before(deadline) {
+			now := s.nowMs()
+			for len(st.queue) > 0 {
+				c := st.queue[0]
+				s.settle(c, reply{503, serverClosing(now-c.postedAt, c.pickedUp)})
+			}
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -552,6 +682,9 @@ func (s *Server) noPage(now int64, conn object) object {
 	if s.state.checkInAt != 0 {
 		msg = fmt.Sprintf("The last check-in was %d ms ago, older than staleMs (%d). The tab is probably closed, reloading, or rebuilding.",
 			now-s.state.checkInAt, s.staleMs)
+		if now-s.state.checkInAt <= s.staleMs && !s.connectedAny(now) {
+			msg = "The page went away: its held check-in was dropped (the tab closed, reloaded or navigated away), and no page has checked in since."
+		}
 	}
 	return noPageBody(msg, conn)
 }
@@ -586,6 +719,10 @@ func (s *Server) noPageForCommand(target string, now int64) object {
 	sl := s.state.slots[target]
 	if sl == nil {
 		return s.unknownReporter(target, now)
+	}
+	if sl.gone && now-sl.seenAt <= s.staleMs {
+		return noPageBody(fmt.Sprintf("Reporter %s went away %d ms ago: its held check-in was dropped (the tab closed, reloaded or navigated away).",
+			quote(target), now-sl.goneAt), s.connection(now, sl))
 	}
 	return noPageBody(fmt.Sprintf("The last check-in of reporter %s was %d ms ago, older than staleMs (%d). The tab is probably closed, reloading, or rebuilding.",
 		quote(target), now-sl.seenAt, s.staleMs), s.connection(now, sl))
@@ -651,3 +788,81 @@ func newToken(seq int64) string {
 
 // quote is the upstream's "${x}": plain quotes, nothing escaped.
 func quote(x string) string { return "\"" + x + "\"" }
+
+// probeID is the command a refresh probe asks the page to run. No toolbar has
+// it, so the page answers unknown-command at once, and, like after any command,
+// sends a fresh snapshot with that answer (spec §3.4): which is what the probe is
+// for. The relay swallows the answer.
+const probeID = "__dtb_relay__.refresh"
+
+// refresh makes the next snapshot of the page a GET is about the page as of now:
+// when that page's check-in is held (it has nothing to do and would send its next
+// snapshot only at its next poll, throttled), the relay hands it a probe, and
+// waits (up to RefreshMs in all) for the check-in that answers it. A page between
+// two check-ins (its next poll is due within a tick) is waited for, then probed.
+// A busy page, one gone, or a relay that does not hold check-ins, is answered
+// from what is known.
+func (s *Server) refresh(ctx context.Context, target string) {
+	if s.refreshMs == 0 || s.longPollMs == 0 {
+		return
+	}
+	t := time.NewTimer(time.Duration(s.refreshMs) * time.Millisecond)
+	defer t.Stop()
+	for {
+		wait, final := s.probe(target)
+		if wait == nil {
+			return
+		}
+		select {
+		case <-wait:
+		case <-t.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+		if final {
+			return
+		}
+	}
+}
+
+// probe hands the held page a probe (or finds the one it has) and returns what
+// to wait for: the probe's answer (final), or the page's next check-in (then look
+// again); nil when there is nothing to wait for.
+func (s *Server) probe(target string) (wait <-chan struct{}, final bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := &s.state
+	var sl *slot
+	if target != "" {
+		sl = st.slots[target]
+	} else {
+		sl = s.slotOf(st.latest)
+	}
+	now := s.nowMs()
+	if sl == nil || st.closing || !s.live(sl, now) || s.running(sl) != nil {
+		return nil, true
+	}
+	for _, c := range st.queue {
+		if c.probe && c.target == sl.id {
+			if now-c.postedAt > s.refreshMs {
+				return nil, true // a page that does not answer its probe: do not wait again
+			}
+			return c.fin, true // one probe at a time per page: readers share it
+		}
+	}
+	if sl.held == 0 {
+		if sl.arrived == nil {
+			sl.arrived = make(chan struct{})
+		}
+		return sl.arrived, false
+	}
+	st.seq++
+	p := &command{token: newToken(st.seq), id: probeID, target: sl.id, postedAt: now,
+		done: make(chan reply, 1), probe: true, fin: make(chan struct{})}
+	st.queue = append(st.queue, p)
+	st.byToken[p.token] = p
+	s.arm(p)
+	s.dispatch(now)
+	return p.fin, true
+}

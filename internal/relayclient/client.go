@@ -20,8 +20,10 @@ import (
 	"github.com/dtb-cli/dtb/internal/output"
 )
 
-// DefaultBase is where a Vite dev server with the middleware usually listens.
-const DefaultBase = "http://localhost:5173"
+// DefaultBase is where `dtb relay` listens by default (its --listen
+// 127.0.0.1:7357, a port no common dev server uses). A dev server's own relay
+// (Vite on 5173, the upstream playground on 5273, …) is found by discovery.
+const DefaultBase = "http://localhost:7357"
 
 // Prefix is the relay's route prefix.
 const Prefix = "/__dev-toolbar"

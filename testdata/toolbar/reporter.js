@@ -50,7 +50,10 @@
 
     var stats = {
       instanceId: handle.instanceId, reporterId: reporterId, url: url,
-      checkIns: 0, ok: 0, failed: 0, snapshotsSent: 0, commandsRun: 0,
+      // commandsRun counts the commands callers asked for; the refresh probes a
+      // relay sends to get a fresh snapshot (ids starting "__dtb_relay__.", which
+      // no toolbar has) are run the same way and counted apart, in probesRun.
+      checkIns: 0, ok: 0, failed: 0, snapshotsSent: 0, commandsRun: 0, probesRun: 0,
       lastStatus: null, lastError: null, lastCheckInAt: null, lastBody: null,
     };
     var recent = []; // the last 20 bodies, parsed
@@ -166,7 +169,8 @@
         } catch (e) {
           outcome = { ok: false, reason: "threw", error: "the result could not be serialised — " + String(e) };
         }
-        stats.commandsRun++;
+        if (cmd.id.indexOf("__dtb_relay__.") === 0) stats.probesRun++;
+        else stats.commandsRun++;
         var fresh = null;
         try {
           fresh = take();
@@ -239,6 +243,7 @@
         s.paused = paused;
         s.holding = holding;
         s.held = held.map(function (c) { return c.token; });
+        s.heldIds = held.map(function (c) { return c.id; });
         s.queued = queue.length;
         s.outbox = outbox.length;
         s.stopped = stopped;
