@@ -252,11 +252,17 @@ func TestBrowserCLI(t *testing.T) {
 		}
 	})
 	t.Run("browser killed mid-session", func(t *testing.T) {
+		// Only the browser process dies (it does not lead its group under
+		// the Debian wrapper); its helpers outlive it for a while.
+		group := testbrowser.GroupOf(launched.PID)
 		testbrowser.Kill(launched.PID)
 		r := e.Run(t, "eval", "1+1")
 		r.Exit(t, 0)
 		if !strings.Contains(r.Stderr, "browser-gone") {
 			t.Fatalf("no browser-gone warning: %q", r.Stderr)
+		}
+		if left := testbrowser.GroupMembers(group); group > 0 && len(left) > 0 {
+			t.Errorf("processes %v of the killed browser's group %d still run after dtb replaced it", left, group)
 		}
 		var st struct{ Browser struct{ PID int } }
 		e.Run(t, "status").Decode(t, &st)

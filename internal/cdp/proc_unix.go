@@ -117,10 +117,13 @@ func namesArg(cmdline, arg []byte) bool {
 	return false
 }
 
-// hasArgPrefix reports whether an argument of the NUL-separated command line
-// starts with prefix.
+// hasArgPrefix reports whether an argument of the command line starts with
+// prefix. Chromium rewrites its helpers' titles (setproctitle) into one
+// space-separated string, so arguments are split at spaces as well as NULs:
+// missing --type= there left a killed browser's network service running and
+// writing into a profile dtb had just removed.
 func hasArgPrefix(cmdline, prefix []byte) bool {
-	for _, a := range bytes.Split(cmdline, []byte{0}) {
+	for _, a := range bytes.FieldsFunc(cmdline, func(r rune) bool { return r == 0 || r == ' ' }) {
 		if bytes.HasPrefix(a, prefix) {
 			return true
 		}

@@ -190,6 +190,31 @@ func Kill(pid int) {
 	}
 }
 
+// GroupOf is pid's process group, 0 when it cannot be read.
+func GroupOf(pid int) int {
+	g, err := syscall.Getpgid(pid)
+	if err != nil {
+		return 0
+	}
+	return g
+}
+
+// GroupMembers lists the live (not zombie) processes of process group group.
+func GroupMembers(group int) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if g, err := syscall.Getpgid(pid); err == nil && g == group && Alive(pid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
 // Alive reports whether pid runs (a zombie counts as gone).
 func Alive(pid int) bool {
 	if pid <= 0 || syscall.Kill(pid, 0) != nil {
