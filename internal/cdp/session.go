@@ -41,6 +41,9 @@ type Session struct {
 	checked bool  // the browser was verified (or launched) by this process
 	bconn   *Conn // browser websocket, dialled lazily
 	tried   []Attempt
+	// launchTab is the first tab of a browser this process launched, still
+	// unused: a cold `dtb open URL` navigates it instead of opening a second.
+	launchTab string
 }
 
 // Open reads the session's state. It does not connect.
@@ -236,6 +239,9 @@ func (s *Session) Browser(ctx context.Context) (*BrowserInfo, error) {
 				if st.CurrentTab == "" {
 					st.CurrentTab = p.ID
 				}
+			}
+			if len(pages) == 1 && pages[0].URL == "about:blank" {
+				s.launchTab = pages[0].ID
 			}
 		}
 		out = info
