@@ -31,6 +31,9 @@ type Page struct {
 	mu       sync.Mutex
 	// Refs are the refs of the session (set by the caller; see LoadRefs).
 	Refs *RefSet
+	// libDecl: the short and the full declaration of the library (see lib).
+	libDecl [2]string
+	libOnce sync.Once
 	// UploadDir is where Upload keeps the private copies it hands the browser
 	// (the session's uploads folder, which browser stop removes); "" for a
 	// folder in the system temp folder.
@@ -42,6 +45,18 @@ type Page struct {
 type oopif struct {
 	cdp.OOPIF
 	parent *cdp.Page
+}
+
+// lib is the library's declaration for this tab (see libCall).
+func (p *Page) lib(full bool) string {
+	p.libOnce.Do(func() {
+		key := libKeyFor(p.tabID)
+		p.libDecl = [2]string{libCall(key, false), libCall(key, true)}
+	})
+	if full {
+		return p.libDecl[1]
+	}
+	return p.libDecl[0]
 }
 
 // New wraps a connected tab; tabID is its target id (its main frame id).
@@ -70,6 +85,9 @@ type frame struct {
 	// border box: [x, y] offset and the box's [width, height].
 	local [4]float64
 	url   string
+	// sentLib: this process sent the whole library to the frame's document;
+	// libUnkept: the document did not keep it, so every call sends it.
+	sentLib, libUnkept bool
 }
 
 // offset is where the frame's viewport starts in the tab's viewport.
@@ -161,8 +179,13 @@ func (p *Page) callOn(ctx context.Context, f *frame, this string, req any, node 
 	if node != "" {
 		args = append(args, map[string]any{"objectId": node})
 	}
+	// The library travels once per document and world: the first call
+	// leaves it on the document, later ones (of this process or the next)
+	// call it there, and send it again only when it is missing (a new
+	// document, another dtb build); see libCall.
+	full := f.libUnkept
 	params := map[string]any{
-		"functionDeclaration": libJS(),
+		"functionDeclaration": p.lib(full),
 		"arguments":           args,
 		"awaitPromise":        true,
 	}
@@ -181,11 +204,23 @@ func (p *Page) callOn(ctx context.Context, f *frame, this string, req any, node 
 		params["executionContextId"] = f.ctxID
 	}
 	var res callResult
-	if err := f.sess.Call(ctx, "Runtime.callFunctionOn", params, &res); err != nil {
-		if isGone(err) {
-			return nil, fmt.Errorf("%w: %v", errGone, err)
+	for {
+		if err := f.sess.Call(ctx, "Runtime.callFunctionOn", params, &res); err != nil {
+			if isGone(err) {
+				return nil, fmt.Errorf("%w: %v", errGone, err)
+			}
+			return nil, wrapCDP(ctx, err)
 		}
-		return nil, wrapCDP(ctx, err)
+		if full || !libMissing(&res.Result) {
+			break
+		}
+		if f.sentLib {
+			f.libUnkept = true // sent, and missing again: the document does not keep it
+		}
+		full = true
+		params["functionDeclaration"] = p.lib(true)
+		f.sentLib = true
+		res = callResult{}
 	}
 	if d := res.ExceptionDetails; d != nil {
 		msg := d.Text
