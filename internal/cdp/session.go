@@ -278,13 +278,13 @@ func (s *Session) launch(ctx context.Context) (*BrowserInfo, error) {
 func firstPages(ctx context.Context, endpoint string) ([]TargetInfo, error) {
 	for i := 0; ; i++ {
 		pages, err := listPagesHTTP(ctx, endpoint)
-		if err != nil || len(pages) > 0 || i >= 20 {
+		if err != nil || len(pages) > 0 || i >= 100 {
 			return pages, err
 		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-time.After(25 * time.Millisecond):
+		case <-time.After(5 * time.Millisecond):
 		}
 	}
 }
