@@ -43,8 +43,10 @@ func buildLib(names ...string) string {
 // there is none (a new document, another dtb build). The property is
 // non-enumerable and read-only, on the document object of the world the
 // library runs in (the main world, or dtb's isolated world for in-process
-// frames), and its name carries a hash of the library and of the tab's
-// target id, which the page's scripts cannot know before it is there.
+// frames). Its name (libKeyFor) is a hash of the library, the tab's target
+// id and the document's execution context, none of which the page's scripts
+// can know before it is there: they see it once it is, but a new document's
+// is another.
 func libCall(key string, full bool) string {
 	k, _ := json.Marshal(key)
 	if full {
@@ -57,12 +59,24 @@ func libCall(key string, full bool) string {
 		"return typeof lib === 'function' ? lib.call(this, req, node) : " + string(missed) + "; }"
 }
 
-// libKeyFor is the property name of the library in a tab's documents.
-func libKeyFor(tabID string) string {
+// libHash is a hash of the library.
+var libHash = sync.OnceValue(func() uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(libJS()))
-	h.Write([]byte{0})
-	h.Write([]byte(tabID))
+	return h.Sum64()
+})
+
+// libKeyFor is the property name of the library in the document whose
+// object is docObj (a Runtime object id, "<isolate>.<context>.<n>": the
+// part before the last dot names the execution context, stable across
+// connections, new with each document) in tab tabID.
+func libKeyFor(tabID, docObj string) string {
+	scope := ""
+	if i := strings.LastIndexByte(docObj, '.'); i > 0 {
+		scope = docObj[:i]
+	}
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%x\x00%s\x00%s", libHash(), tabID, scope)
 	return fmt.Sprintf("__dtb_%016x", h.Sum64())
 }
 

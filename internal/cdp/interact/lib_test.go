@@ -24,15 +24,21 @@ func TestLibraryKeptPerDocument(t *testing.T) {
 	if _, err := p.Click(ctx, css("#save"), ClickOptions{Settle: quick}); err != nil {
 		t.Fatal(err)
 	}
-	key := libKeyFor(tab.ID)
+	key := libKeyFor(tab.ID, p.top.docObj)
 	if got := libNames(t, tab); got != key {
 		t.Fatalf("after an action the document holds %q, want %q", got, key)
 	}
 	if !p.top.sentLib {
 		t.Fatal("the first action did not send the library")
 	}
-	// The next process: the library is called where it is.
-	p2 := New(tab, tab.ID)
+	// The next process, on its own connection: the library is called where
+	// it is.
+	conn2, err := session(t).Page(ctx, cdp.TabSelector{Tab: tab.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn2.Close()
+	p2 := New(conn2, tab.ID)
 	defer p2.Close()
 	if _, err := p2.Click(ctx, css("#save2"), ClickOptions{Settle: quick}); err != nil {
 		t.Fatal(err)
@@ -55,8 +61,13 @@ func TestLibraryKeptPerDocument(t *testing.T) {
 	if got := strings.Join(events(t, tab), ","); got != "save" {
 		t.Fatalf("after the reload the page recorded %q", got)
 	}
-	if got := libNames(t, tab); got != key || !p3.top.sentLib {
+	key3 := libKeyFor(tab.ID, p3.top.docObj)
+	if got := libNames(t, tab); got != key3 || !p3.top.sentLib {
 		t.Fatalf("the new document holds %q (sent: %v)", got, p3.top.sentLib)
+	}
+	// What the old document showed the page does not name the new one's.
+	if key3 == key {
+		t.Fatalf("a new document's library has the old one's name %q", key)
 	}
 }
 
@@ -64,7 +75,11 @@ func TestLibraryKeptPerDocument(t *testing.T) {
 // whole library on every call, and actions work as before.
 func TestLibraryNotKept(t *testing.T) {
 	p, tab, ctx := open(t, "app.html")
-	key := libKeyFor(tab.ID)
+	top, err := p.topFrame(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := libKeyFor(tab.ID, top.docObj)
 	eval(t, tab, "Object.defineProperty(document, '"+key+"', { value: 1 }), 1")
 	for _, sel := range []string{"#save", "#save2"} {
 		if _, err := p.Click(ctx, css(sel), ClickOptions{Settle: quick}); err != nil {

@@ -31,9 +31,6 @@ type Page struct {
 	mu       sync.Mutex
 	// Refs are the refs of the session (set by the caller; see LoadRefs).
 	Refs *RefSet
-	// libDecl: the short and the full declaration of the library (see lib).
-	libDecl [2]string
-	libOnce sync.Once
 	// UploadDir is where Upload keeps the private copies it hands the browser
 	// (the session's uploads folder, which browser stop removes); "" for a
 	// folder in the system temp folder.
@@ -47,16 +44,19 @@ type oopif struct {
 	parent *cdp.Page
 }
 
-// lib is the library's declaration for this tab (see libCall).
-func (p *Page) lib(full bool) string {
-	p.libOnce.Do(func() {
-		key := libKeyFor(p.tabID)
-		p.libDecl = [2]string{libCall(key, false), libCall(key, true)}
-	})
-	if full {
-		return p.libDecl[1]
+// lib is the library's declaration for frame f (see libCall).
+func (p *Page) lib(f *frame, full bool) string {
+	if f.libDecl[0] == "" {
+		key := libKeyFor(p.tabID, f.docObj)
+		f.libDecl = [2]string{libCall(key, false), ""}
 	}
-	return p.libDecl[0]
+	if full {
+		if f.libDecl[1] == "" {
+			f.libDecl[1] = libCall(libKeyFor(p.tabID, f.docObj), true)
+		}
+		return f.libDecl[1]
+	}
+	return f.libDecl[0]
 }
 
 // New wraps a connected tab; tabID is its target id (its main frame id).
@@ -88,6 +88,8 @@ type frame struct {
 	// sentLib: this process sent the whole library to the frame's document;
 	// libUnkept: the document did not keep it, so every call sends it.
 	sentLib, libUnkept bool
+	// libDecl: the short and the full declaration of the library (see lib).
+	libDecl [2]string
 }
 
 // offset is where the frame's viewport starts in the tab's viewport.
@@ -185,7 +187,7 @@ func (p *Page) callOn(ctx context.Context, f *frame, this string, req any, node 
 	// document, another dtb build); see libCall.
 	full := f.libUnkept
 	params := map[string]any{
-		"functionDeclaration": p.lib(full),
+		"functionDeclaration": p.lib(f, full),
 		"arguments":           args,
 		"awaitPromise":        true,
 	}
@@ -218,7 +220,7 @@ func (p *Page) callOn(ctx context.Context, f *frame, this string, req any, node 
 			f.libUnkept = true // sent, and missing again: the document does not keep it
 		}
 		full = true
-		params["functionDeclaration"] = p.lib(true)
+		params["functionDeclaration"] = p.lib(f, true)
 		f.sentLib = true
 		res = callResult{}
 	}
@@ -360,6 +362,7 @@ func (p *Page) topFrame(ctx context.Context) (*frame, error) {
 // for the tab and OOPIFs, an isolated world for in-process child frames.
 func (p *Page) resolveDoc(ctx context.Context, f *frame) error {
 	f.docObj, f.ctxID = "", 0
+	f.libDecl, f.sentLib, f.libUnkept = [2]string{}, false, false
 	if f.parent == nil || f.sess != f.parent.sess {
 		var res callResult
 		var err error
