@@ -167,7 +167,7 @@ func dedupFlags(flags []cli.Flag) []cli.Flag {
 	seen := map[string]bool{}
 	out := flags[:0:0]
 	for _, f := range flags {
-		name := f.Names()[0] // Names runs a regexp per name in urfave/cli: once
+		name := flagName(f)
 		if seen[name] {
 			continue
 		}
@@ -175,6 +175,25 @@ func dedupFlags(flags []cli.Flag) []cli.Flag {
 		out = append(out, f)
 	}
 	return out
+}
+
+// flagName is a flag's first name. Names() runs a regexp per name in
+// urfave/cli, on every flag of every command at each start: the types dtb
+// uses are read directly.
+func flagName(f cli.Flag) string {
+	switch f := f.(type) {
+	case *cli.BoolFlag:
+		return f.Name
+	case *cli.StringFlag:
+		return f.Name
+	case *cli.DurationFlag:
+		return f.Name
+	case *cli.IntFlag:
+		return f.Name
+	case *cli.StringSliceFlag:
+		return f.Name
+	}
+	return f.Names()[0]
 }
 
 func versionString() string {

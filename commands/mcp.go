@@ -187,11 +187,13 @@ func firstUsageForm(usage string) (form string, alternatives bool) {
 
 // usageEnumRE finds "--flag a|b|c" in a usage line: a flag whose value is one of
 // fixed lower-case words.
-var usageEnumRE = regexp.MustCompile(`--([a-z][a-z0-9-]*)[ =]([a-z][a-z0-9-]*(?:\|[a-z][a-z0-9-]*)+)`)
+var usageEnumRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`--([a-z][a-z0-9-]*)[ =]([a-z][a-z0-9-]*(?:\|[a-z][a-z0-9-]*)+)`)
+})
 
 func usageEnums(usage string) map[string][]string {
 	out := map[string][]string{}
-	for _, m := range usageEnumRE.FindAllStringSubmatch(usage, -1) {
+	for _, m := range usageEnumRE().FindAllStringSubmatch(usage, -1) {
 		out[m[1]] = strings.Split(m[2], "|")
 	}
 	return out

@@ -604,3 +604,54 @@ func TestEvaluateLimited(t *testing.T) {
 		t.Fatalf("the limit outlived the call: %s %v", got, err)
 	}
 }
+
+// A cold `dtb open URL` (no browser running) navigates the launch's own blank
+// tab: afterwards the browser has exactly one page, the opened one. A second
+// open of the same process makes a new tab (the first is in use now).
+func TestColdOpenUsesLaunchTab(t *testing.T) {
+	needBrowser(t)
+	if bins.HeadlessShell == "" {
+		if testbrowser.CI() {
+			t.Fatal("chromium-headless-shell missing under CI")
+		}
+		t.Skip("chromium-headless-shell not installed")
+	}
+	cfg := Config{StateDir: t.TempDir(), Chrome: bins.HeadlessShell}
+	ctx := tctx(t)
+	s, _ := Open(ctx, cfg)
+	defer s.Close()
+	res, err := s.OpenURL(ctx, OpenOptions{URL: fixture("index.html")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := s.State().Browser
+	t.Cleanup(func() { killGroup(b.PID, syscall.SIGKILL); removeProfile(b.ProfileDir) })
+	pages, err := s.ListPages(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pages) != 1 || pages[0].ID != res.Tab.ID || pages[0].URL != res.URL || res.URL == "" {
+		t.Fatalf("after a cold open: %+v (opened %s)", pages, res.Tab.ID)
+	}
+	if !res.NewTab || s.State().CurrentTab != res.Tab.ID || s.State().Tabs[res.Tab.ID] == nil {
+		t.Fatalf("the opened tab is not dtb's current tab: %+v, state %+v", res, s.State())
+	}
+	p, err := s.Page(ctx, TabSelector{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := p.Evaluate(ctx, "location.href", false); err != nil || string(v) != mustJSON(res.URL) {
+		t.Fatalf("the tab's own location: %s %v", v, err)
+	}
+	p.Close()
+	res2, err := s.OpenURL(ctx, OpenOptions{URL: fixture("tall.html")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pages, _ = s.ListPages(ctx); len(pages) != 2 || res2.Tab.ID == res.Tab.ID {
+		t.Fatalf("a second open did not make a new tab: %+v", pages)
+	}
+	if _, err := s.StopBrowser(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -157,7 +157,13 @@ func (s *Session) plainNewTab(ctx context.Context, incognito bool) (*Page, error
 				return nil, err
 			}
 		}
-		if t, err = s.NewTab(ctx, NewTabOptions{BrowserContext: bctx}); err != nil {
+		if id := s.launchTab; id != "" && !incognito {
+			// The browser was launched just now for this command: its own
+			// blank first tab is dtb's and unused, so it is the new tab (a
+			// cold open leaves one tab, not two).
+			s.launchTab = ""
+			t = &TargetInfo{ID: id, Type: "page", URL: "about:blank"}
+		} else if t, err = s.NewTab(ctx, NewTabOptions{BrowserContext: bctx}); err != nil {
 			return nil, err
 		}
 	}

@@ -35,7 +35,17 @@ type Page struct {
 // Call sends a raw CDP command to the tab. params and result may be cdproto
 // types, maps, json.RawMessage or nil.
 func (p *Page) Call(ctx context.Context, method string, params, result any) error {
-	err := p.conn.Call(ctx, p.sessionID, method, params, result)
+	return p.tornDown(p.conn.Call(ctx, p.sessionID, method, params, result))
+}
+
+// Pipeline sends cmds to the tab in order without waiting for each answer
+// (Conn.Pipeline): several commands for one round trip.
+func (p *Page) Pipeline(ctx context.Context, cmds ...Cmd) error {
+	return p.tornDown(p.conn.Pipeline(ctx, p.sessionID, cmds...))
+}
+
+// tornDown says a closed connection as the tab having gone away.
+func (p *Page) tornDown(err error) error {
 	if err != nil && errors.Is(err, ErrConnClosed) {
 		return output.Wrap("torn-down", err, "the tab went away").With("tab", p.ID)
 	}

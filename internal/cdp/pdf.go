@@ -6,6 +6,7 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/dtb-cli/dtb/internal/output"
 )
@@ -60,7 +61,7 @@ type PDF struct {
 	Pages      int     `json:"pages"`
 }
 
-var pdfPageRE = regexp.MustCompile(`/Type\s*/Page\b[^s]`)
+var pdfPageRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/Type\s*/Page\b[^s]`) })
 
 // PDF prints the tab to PDF. A browser that cannot print (a headed Chrome
 // answers "not implemented") is pdf-unavailable.
@@ -112,7 +113,7 @@ func (p *Page) PDF(ctx context.Context, o PDFOptions) (*PDF, error) {
 	if o.Landscape {
 		w, h = h, w
 	}
-	return &PDF{Data: res.Data, Paper: paper, Width: w, Height: h, Landscape: o.Landscape, Background: o.Background, Pages: len(pdfPageRE.FindAll(res.Data, -1))}, nil
+	return &PDF{Data: res.Data, Paper: paper, Width: w, Height: h, Landscape: o.Landscape, Background: o.Background, Pages: len(pdfPageRE().FindAll(res.Data, -1))}, nil
 }
 
 // WritePDF writes the PDF with mode 0600 to path, or, when path is empty, to

@@ -41,6 +41,9 @@ type Session struct {
 	checked bool  // the browser was verified (or launched) by this process
 	bconn   *Conn // browser websocket, dialled lazily
 	tried   []Attempt
+	// launchTab is the first tab of a browser this process launched, still
+	// unused: a cold `dtb open URL` navigates it instead of opening a second.
+	launchTab string
 }
 
 // Open reads the session's state. It does not connect.
@@ -237,6 +240,9 @@ func (s *Session) Browser(ctx context.Context) (*BrowserInfo, error) {
 					st.CurrentTab = p.ID
 				}
 			}
+			if len(pages) == 1 && pages[0].URL == "about:blank" {
+				s.launchTab = pages[0].ID
+			}
 		}
 		out = info
 		return nil
@@ -272,13 +278,13 @@ func (s *Session) launch(ctx context.Context) (*BrowserInfo, error) {
 func firstPages(ctx context.Context, endpoint string) ([]TargetInfo, error) {
 	for i := 0; ; i++ {
 		pages, err := listPagesHTTP(ctx, endpoint)
-		if err != nil || len(pages) > 0 || i >= 20 {
+		if err != nil || len(pages) > 0 || i >= 100 {
 			return pages, err
 		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-time.After(25 * time.Millisecond):
+		case <-time.After(5 * time.Millisecond):
 		}
 	}
 }

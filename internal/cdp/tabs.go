@@ -342,6 +342,9 @@ func pageWSURL(endpoint, id string) string {
 }
 
 func (s *Session) dialPage(ctx context.Context, b *BrowserInfo, id string) (*Page, error) {
+	if id == s.launchTab {
+		s.launchTab = "" // in use now: no later open of this process takes it over
+	}
 	c, err := s.dial(ctx, pageWSURL(b.Endpoint, id))
 	if err != nil {
 		return nil, err
@@ -354,6 +357,9 @@ func (s *Session) dialPage(ctx context.Context, b *BrowserInfo, id string) (*Pag
 // attach connects to a tab: its own websocket when the browser has a discovery
 // endpoint, else a flattened session through the browser websocket.
 func (s *Session) attach(ctx context.Context, b *BrowserInfo, id string) (*Page, error) {
+	if id == s.launchTab {
+		s.launchTab = ""
+	}
 	if b.Endpoint != "" {
 		p, err := s.dialPage(ctx, b, id)
 		if err != nil {

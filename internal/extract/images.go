@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -18,7 +19,7 @@ var srcsetAttrs = []string{"srcset", "data-srcset", "data-lazy-srcset"}
 
 // imageURL matches an attribute value that is an image URL (as readability's
 // lazy-image pass matches them).
-var imageURL = regexp.MustCompile(`(?i)^\s*\S+\.(jpe?g|png|webp|gif|avif)(\?\S*)?\s*$`)
+var imageURL = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^\s*\S+\.(jpe?g|png|webp|gif|avif)(\?\S*)?\s*$`) })
 
 // imageSource is the URL an <img> shows once loaded: its src, unless that is
 // empty or a tiny data: placeholder, else the best candidate of its srcset, its
@@ -40,7 +41,7 @@ func imageSource(img *html.Node) string {
 		}
 	}
 	for _, a := range img.Attr {
-		if a.Namespace == "" && strings.HasPrefix(a.Key, "data-") && imageURL.MatchString(a.Val) {
+		if a.Namespace == "" && strings.HasPrefix(a.Key, "data-") && imageURL().MatchString(a.Val) {
 			return strings.TrimSpace(a.Val)
 		}
 	}

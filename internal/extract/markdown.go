@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/marker"
@@ -53,7 +54,7 @@ func renderBlockquote(ctx converter.Context, w converter.Writer, n *html.Node) c
 	if len(content) == 0 {
 		return converter.RenderSuccess
 	}
-	content = blankLines.ReplaceAll(content, []byte("\n\n"))
+	content = blankLines().ReplaceAll(content, []byte("\n\n"))
 	prefixed := make([]byte, 0, len(content)+len(content)/8+2)
 	prefixed = append(prefixed, '>', ' ')
 	for _, b := range content {
@@ -165,7 +166,7 @@ func setAttr(n *html.Node, key, val string) {
 	n.Attr = append(n.Attr, html.Attribute{Key: key, Val: val})
 }
 
-var blankLines = regexp.MustCompile(`\n[ \t]*\n(?:[ \t]*\n)+`)
+var blankLines = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\n[ \t]*\n(?:[ \t]*\n)+`) })
 
 // toMarkdown converts (and consumes) a tree, resolving relative URLs against base.
 func toMarkdown(n *html.Node, base *url.URL) (md string, err error) {
@@ -192,6 +193,6 @@ func recoverAs(err *error, what string) {
 
 // compactMarkdown trims trailing blanks and squeezes runs of blank lines to one.
 func compactMarkdown(s string) string {
-	s = blankLines.ReplaceAllString(s, "\n\n")
+	s = blankLines().ReplaceAllString(s, "\n\n")
 	return strings.TrimSpace(s)
 }

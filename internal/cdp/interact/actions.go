@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
 )
 
@@ -162,18 +163,17 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 		if err := w.ready(ctx); err != nil {
 			return nil, err
 		}
-		if err := p.mouse(ctx, "mouseMoved", pt.X, pt.Y, "none", 0, 0, o.Modifiers); err != nil {
-			return nil, err
-		}
+		// The move and each press and release go out at once and cost one
+		// round trip: the browser handles a tab's input events in order.
+		cmds := []cdp.Cmd{mouseCmd("mouseMoved", pt.X, pt.Y, "none", 0, 0, o.Modifiers)}
 		if kind == "click" {
 			for i := 1; i <= o.Count; i++ {
-				if err := p.mouse(ctx, "mousePressed", pt.X, pt.Y, o.Button, b.mask, i, o.Modifiers); err != nil {
-					return nil, err
-				}
-				if err := p.mouse(ctx, "mouseReleased", pt.X, pt.Y, o.Button, 0, i, o.Modifiers); err != nil {
-					return nil, err
-				}
+				cmds = append(cmds, mouseCmd("mousePressed", pt.X, pt.Y, o.Button, b.mask, i, o.Modifiers),
+					mouseCmd("mouseReleased", pt.X, pt.Y, o.Button, 0, i, o.Modifiers))
 			}
+		}
+		if err := p.tab.Pipeline(ctx, cmds...); err != nil {
+			return nil, wrapCDP(ctx, err)
 		}
 	}
 	if kind == "click" {
@@ -189,14 +189,20 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 }
 
 func (p *Page) mouse(ctx context.Context, typ string, x, y float64, button string, buttonsMask, count, mods int) error {
+	c := mouseCmd(typ, x, y, button, buttonsMask, count, mods)
+	if err := p.tab.Call(ctx, c.Method, c.Params, nil); err != nil {
+		return wrapCDP(ctx, err)
+	}
+	return nil
+}
+
+// mouseCmd is one Input.dispatchMouseEvent.
+func mouseCmd(typ string, x, y float64, button string, buttonsMask, count, mods int) cdp.Cmd {
 	params := map[string]any{"type": typ, "x": x, "y": y, "modifiers": mods, "button": button, "buttons": buttonsMask}
 	if count > 0 {
 		params["clickCount"] = count
 	}
-	if err := p.tab.Call(ctx, "Input.dispatchMouseEvent", params, nil); err != nil {
-		return wrapCDP(ctx, err)
-	}
-	return nil
+	return cdp.Cmd{Method: "Input.dispatchMouseEvent", Params: params}
 }
 
 // TypeOptions configure Type.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
@@ -93,7 +94,7 @@ func (p *Page) attachedBy(ctx context.Context, s *cdp.Page) ([]cdp.OOPIF, error)
 	return out, nil
 }
 
-var hexID = regexp.MustCompile(`^[0-9A-Fa-f]{16,64}$`)
+var hexID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9A-Fa-f]{16,64}$`) })
 
 // frameNamed resolves --frame: a frame id (as inspect and action reports
 // print it), else a frame's name attribute, else a substring of its URL.
@@ -103,7 +104,7 @@ func (p *Page) frameNamed(ctx context.Context, sel string) (*frame, error) {
 		return nil, err
 	}
 	var hits []Frame
-	if hexID.MatchString(sel) {
+	if hexID().MatchString(sel) {
 		for _, f := range frames {
 			if strings.EqualFold(f.ID, sel) {
 				hits = append(hits, f)

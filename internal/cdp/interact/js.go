@@ -2,6 +2,9 @@ package interact
 
 import (
 	"embed"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
 	"strings"
 	"sync"
 )
@@ -32,4 +35,63 @@ func buildLib(names ...string) string {
 	}
 	b.WriteString("}\n")
 	return b.String()
+}
+
+// libCall is the declaration Runtime.callFunctionOn gets in the tab: the
+// whole library, which leaves itself on the document as it runs (full), or
+// a call of the library left there (short), which returns libMissed when
+// there is none (a new document, another dtb build). The property is
+// non-enumerable and read-only, on the document object of the world the
+// library runs in (the main world, or dtb's isolated world for in-process
+// frames). Its name (libKeyFor) is a hash of the library, the tab's target
+// id and the document's execution context, none of which the page's scripts
+// can know before it is there: they see it once it is, but a new document's
+// is another.
+func libCall(key string, full bool) string {
+	k, _ := json.Marshal(key)
+	if full {
+		return "function (req, node) {\nconst lib = (" + libJS() + ");\n" +
+			"try { Object.defineProperty(document, " + string(k) + ", { value: lib }); } catch (e) {}\n" +
+			"return lib.call(this, req, node);\n}"
+	}
+	missed, _ := json.Marshal(libMissed)
+	return "function (req, node) { const lib = document[" + string(k) + "]; " +
+		"return typeof lib === 'function' ? lib.call(this, req, node) : " + string(missed) + "; }"
+}
+
+// libHash is a hash of the library.
+var libHash = sync.OnceValue(func() uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(libJS()))
+	return h.Sum64()
+})
+
+// libKeyFor is the property name of the library in the document whose
+// object is docObj (a Runtime object id, "<isolate>.<context>.<n>": the
+// part before the last dot names the execution context, stable across
+// connections, new with each document) in tab tabID.
+func libKeyFor(tabID, docObj string) string {
+	scope := ""
+	if i := strings.LastIndexByte(docObj, '.'); i > 0 {
+		scope = docObj[:i]
+	}
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%x\x00%s\x00%s", libHash(), tabID, scope)
+	return fmt.Sprintf("__dtb_%016x", h.Sum64())
+}
+
+// libMissed is what the short call returns when the document has no library.
+const libMissed = "\x00dtb: library missing"
+
+// libMissing reports whether a short call found no library.
+func libMissing(r *remote) bool {
+	if r.Type != "string" {
+		return false
+	}
+	v := r.Value
+	if len(v) == 0 && r.DeepSerializedValue != nil {
+		v = r.DeepSerializedValue.Value
+	}
+	var s string
+	return json.Unmarshal(v, &s) == nil && s == libMissed
 }

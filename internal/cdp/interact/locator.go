@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/dtb-cli/dtb/internal/output"
 )
@@ -34,10 +35,10 @@ type Locator struct {
 // NoNth is Locator.Nth when no --nth was given.
 const NoNth = -1
 
-var refRE = regexp.MustCompile(`^@?e[0-9]+$`)
+var refRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^@?e[0-9]+$`) })
 
 // IsRef reports whether s is a ref such as e3 or @e3.
-func IsRef(s string) bool { return refRE.MatchString(s) }
+func IsRef(s string) bool { return refRE().MatchString(s) }
 
 // Positional turns a positional locator argument into a Locator field: "@e3"
 // is a ref, anything else CSS.

@@ -44,6 +44,21 @@ type oopif struct {
 	parent *cdp.Page
 }
 
+// lib is the library's declaration for frame f (see libCall).
+func (p *Page) lib(f *frame, full bool) string {
+	if f.libDecl[0] == "" {
+		key := libKeyFor(p.tabID, f.docObj)
+		f.libDecl = [2]string{libCall(key, false), ""}
+	}
+	if full {
+		if f.libDecl[1] == "" {
+			f.libDecl[1] = libCall(libKeyFor(p.tabID, f.docObj), true)
+		}
+		return f.libDecl[1]
+	}
+	return f.libDecl[0]
+}
+
 // New wraps a connected tab; tabID is its target id (its main frame id).
 func New(tab *cdp.Page, tabID string) *Page {
 	return &Page{tab: tab, tabID: tabID, oopifs: map[string]oopif{}, attaches: map[*cdp.Page]*cdp.OOPIFAttach{}}
@@ -70,6 +85,11 @@ type frame struct {
 	// border box: [x, y] offset and the box's [width, height].
 	local [4]float64
 	url   string
+	// sentLib: this process sent the whole library to the frame's document;
+	// libUnkept: the document did not keep it, so every call sends it.
+	sentLib, libUnkept bool
+	// libDecl: the short and the full declaration of the library (see lib).
+	libDecl [2]string
 }
 
 // offset is where the frame's viewport starts in the tab's viewport.
@@ -161,8 +181,13 @@ func (p *Page) callOn(ctx context.Context, f *frame, this string, req any, node 
 	if node != "" {
 		args = append(args, map[string]any{"objectId": node})
 	}
+	// The library travels once per document and world: the first call
+	// leaves it on the document, later ones (of this process or the next)
+	// call it there, and send it again only when it is missing (a new
+	// document, another dtb build); see libCall.
+	full := f.libUnkept
 	params := map[string]any{
-		"functionDeclaration": libJS(),
+		"functionDeclaration": p.lib(f, full),
 		"arguments":           args,
 		"awaitPromise":        true,
 	}
@@ -181,11 +206,23 @@ func (p *Page) callOn(ctx context.Context, f *frame, this string, req any, node 
 		params["executionContextId"] = f.ctxID
 	}
 	var res callResult
-	if err := f.sess.Call(ctx, "Runtime.callFunctionOn", params, &res); err != nil {
-		if isGone(err) {
-			return nil, fmt.Errorf("%w: %v", errGone, err)
+	for {
+		if err := f.sess.Call(ctx, "Runtime.callFunctionOn", params, &res); err != nil {
+			if isGone(err) {
+				return nil, fmt.Errorf("%w: %v", errGone, err)
+			}
+			return nil, wrapCDP(ctx, err)
 		}
-		return nil, wrapCDP(ctx, err)
+		if full || !libMissing(&res.Result) {
+			break
+		}
+		if f.sentLib {
+			f.libUnkept = true // sent, and missing again: the document does not keep it
+		}
+		full = true
+		params["functionDeclaration"] = p.lib(f, true)
+		f.sentLib = true
+		res = callResult{}
 	}
 	if d := res.ExceptionDetails; d != nil {
 		msg := d.Text
@@ -325,6 +362,7 @@ func (p *Page) topFrame(ctx context.Context) (*frame, error) {
 // for the tab and OOPIFs, an isolated world for in-process child frames.
 func (p *Page) resolveDoc(ctx context.Context, f *frame) error {
 	f.docObj, f.ctxID = "", 0
+	f.libDecl, f.sentLib, f.libUnkept = [2]string{}, false, false
 	if f.parent == nil || f.sess != f.parent.sess {
 		var res callResult
 		var err error

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
@@ -72,8 +73,8 @@ type NetworkResult struct {
 }
 
 var (
-	logStatusRE = regexp.MustCompile(`status of (\d{3})(?: \(([^)]*)\))?`)
-	logNetErrRE = regexp.MustCompile(`(net::ERR_[A-Z0-9_]+)`)
+	logStatusRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`status of (\d{3})(?: \(([^)]*)\))?`) })
+	logNetErrRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(net::ERR_[A-Z0-9_]+)`) })
 )
 
 // ReadNetwork lists the requests of the tab's current document: its resource
@@ -272,14 +273,14 @@ drain:
 			continue
 		}
 		r := Request{URL: m.URL, Failed: true, Source: "log", Time: m.Time, at: m.at}
-		if s := logStatusRE.FindStringSubmatch(m.Text); s != nil {
+		if s := logStatusRE().FindStringSubmatch(m.Text); s != nil {
 			st, _ := strconv.Atoi(s[1])
 			r.Status = &st
 			r.Failure = "HTTP " + s[1]
 			if s[2] != "" {
 				r.Failure += " (" + s[2] + ")"
 			}
-		} else if s := logNetErrRE.FindString(m.Text); s != "" {
+		} else if s := logNetErrRE().FindString(m.Text); s != "" {
 			r.Failure = s
 		} else {
 			r.Failure = strings.TrimPrefix(m.Text, "Failed to load resource: ")

@@ -85,14 +85,15 @@ function coveringOf(hit) {
 
 // nextFrame resolves after the next animation frame (or 100 ms: a tab in
 // the background gets no frames; a hidden document renders nothing, so
-// there is no frame to wait for).
+// there is no frame to wait for). It resolves to false when the 100 ms
+// passed without a frame.
 function nextFrame(w) {
-  if (w.document.visibilityState === 'hidden') return Promise.resolve();
+  if (w.document.visibilityState === 'hidden') return Promise.resolve(true);
   return new Promise(function (resolve) {
     let done = false;
-    const fin = function () { if (!done) { done = true; resolve(); } };
-    w.requestAnimationFrame(fin);
-    w.setTimeout(fin, 100);
+    const fin = function (framed) { if (!done) { done = true; resolve(framed); } };
+    w.requestAnimationFrame(function () { fin(true); });
+    w.setTimeout(function () { fin(false); }, 100);
   });
 }
 
@@ -100,18 +101,47 @@ function sameRect(a, b) {
   return Math.abs(a.left - b.left) < 0.5 && Math.abs(a.top - b.top) < 0.5 && Math.abs(a.width - b.width) < 0.5 && Math.abs(a.height - b.height) < 0.5;
 }
 
+// animating reports whether an animation or transition runs on el or on an
+// element containing it. Asking for the animations brings styles up to date,
+// so a transition that a style change has just begun is among them.
+// With pending, only an animation that has not started yet counts (its
+// start time waits for the compositor; until then the box stays at the start
+// for as many frames as a busy renderer takes).
+function animating(el, pending) {
+  const doc = el.ownerDocument;
+  if (!doc.getAnimations) return !pending;
+  for (const a of doc.getAnimations()) {
+    const t = a.effect && a.effect.target;
+    if (a.playState === 'running' && (!pending || a.pending) && t && t.nodeType === 1 && ccontains(t, el)) return true;
+  }
+  return false;
+}
+
 // stable waits until el has the same box over two animation frames (at most
-// 10 frames); false when it is still moving. The first frame is skipped: a
-// transition that just began shows its start box there too.
+// 10 frames); false when it is still moving. While an animation or transition
+// runs on el or a container, the first frame is skipped: a transition that
+// just began shows its start box there too. Otherwise the box now and after
+// the next frame are the two compared (a script moving el on every frame
+// shows there). An animation advances with its document's timeline only:
+// while one runs, a wait over which the timeline did not move (no frame
+// within 100 ms, or a busy renderer's animation callbacks run twice at one
+// frame time) proves nothing, nor does an animation that has not started.
 async function stable(el) {
   const w = winOf(el);
-  await nextFrame(w);
+  const doc = el.ownerDocument;
+  const anim = animating(el);
+  const now = function () { return doc.timeline && doc.visibilityState !== 'hidden' ? doc.timeline.currentTime : null; };
+  if (anim) await nextFrame(w);
   let prev = rectOf(el);
+  let t = now();
   for (let i = 0; i < 10; i++) {
-    await nextFrame(w);
+    const framed = await nextFrame(w);
     const r = rectOf(el);
-    if (sameRect(prev, r)) return true;
+    const t2 = now();
+    const moved = framed && (t === null || t2 === null || t2 > t);
+    if (sameRect(prev, r) && (!anim || (moved && !animating(el, true)))) return true;
     prev = r;
+    t = t2;
   }
   return false;
 }
