@@ -288,8 +288,13 @@ type sessionFile struct {
 }
 
 func readSession(e *testbrowser.CLI) (sessionFile, error) {
+	return readSessionNamed(e, "default")
+}
+
+// readSessionNamed is readSession of the named session.
+func readSessionNamed(e *testbrowser.CLI, name string) (sessionFile, error) {
 	var st sessionFile
-	b, err := os.ReadFile(filepath.Join(e.State, "sessions", "default.json"))
+	b, err := os.ReadFile(filepath.Join(e.State, "sessions", name+".json"))
 	if err != nil {
 		return st, err
 	}

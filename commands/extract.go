@@ -72,7 +72,7 @@ Examples:
   dtb extract http://127.0.0.1:8080/docs -r --jq .reader.markdown
   dtb extract --include links --jq '.links[] | select(.sameSite | not) | .href'
   dtb extract https://example.com --wait-css '#results li' --include text --max-chars 4000`,
-		Flags: withBrowserFlags(append([]cli.Flag{
+		Flags: pageFlags(append([]cli.Flag{
 			&cli.BoolFlag{Name: "current", Usage: "with a URL: navigate the current tab instead of opening a new one"},
 			&cli.BoolFlag{Name: "incognito", Usage: "with a URL: open it in an incognito window/context"},
 			&cli.StringFlag{Name: "wait-css", Usage: "wait until `SELECTOR` matches a rendered element", Category: catReadFlags},

@@ -111,8 +111,23 @@ func withPage(c *cli.Context, inv *invocation, fn func(ctx context.Context, sess
 		return nil, timeoutOr(ctx, err)
 	}
 	defer p.Close()
-	res, err := fn(ctx, sess, p)
+	res, err := withDialogs(ctx, c, inv, sess, p, "", "", func(ctx context.Context) (any, error) {
+		return fn(ctx, sess, p)
+	})
 	return res, timeoutOr(ctx, err)
+}
+
+// withDialogs runs fn under the dialog guard of the tab (see dialogGuard);
+// fn's context ends as soon as a dialog is left open.
+func withDialogs(ctx context.Context, c *cli.Context, inv *invocation, sess *cdp.Session, p *cdp.Page, readDefault, by string, fn func(ctx context.Context) (any, error)) (any, error) {
+	g, err := guardDialogs(ctx, c, inv, sess, p, readDefault, by)
+	if err != nil {
+		return nil, err
+	}
+	dctx, cancel := g.w.Context(ctx)
+	defer cancel()
+	res, err := fn(dctx)
+	return g.finish(ctx, res, err)
 }
 
 // timeoutOr turns an error after the deadline into a timeout error.

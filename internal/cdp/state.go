@@ -36,6 +36,7 @@ type State struct {
 	Tabs         map[string]*OwnedTab       `json:"tabs,omitempty"`       // owned tabs by target id
 	Workspaces   map[string]*Workspace      `json:"workspaces,omitempty"` // by name
 	Contexts     []string                   `json:"contexts,omitempty"`   // incognito browser contexts dtb created
+	Dialogs      map[string]*TabDialog      `json:"dialogs,omitempty"`    // by target id: a dialog left open, an armed answer
 	Refs         json.RawMessage            `json:"refs,omitempty"`
 	Ext          map[string]json.RawMessage `json:"ext,omitempty"`
 	UpdatedAt    time.Time                  `json:"updatedAt"`
@@ -76,6 +77,14 @@ type OwnedTab struct {
 	BrowserContext string    `json:"browserContext,omitempty"`
 	Created        time.Time `json:"created"`
 	LastUse        time.Time `json:"lastUse"`
+}
+
+// TabDialog is what the session knows of a tab's dialogs: one an earlier
+// command left open, and an answer armed for the next one (dtb dialog
+// accept|dismiss with no dialog open).
+type TabDialog struct {
+	Open  *Dialog       `json:"open,omitempty"`
+	Armed *DialogPolicy `json:"armed,omitempty"`
 }
 
 // Workspace is a named window dtb created and keeps tabs in.
@@ -126,6 +135,7 @@ func (s *State) Own(id, workspace, browserContext string, now time.Time) *OwnedT
 // retired: the counter never goes back).
 func (s *State) Forget(id string) {
 	delete(s.Tabs, id)
+	delete(s.Dialogs, id)
 	for a, t := range s.Aliases {
 		if t == id {
 			delete(s.Aliases, a)
@@ -173,6 +183,7 @@ func (s *State) resetBrowser(b *BrowserInfo) {
 	s.Workspaces = nil
 	s.Contexts = nil
 	s.Refs = nil
+	s.Dialogs = nil
 }
 
 // validSessionName: letters, digits, '.', '_' and '-', starting with a letter or

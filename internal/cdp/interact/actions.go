@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
 )
 
@@ -90,6 +91,9 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
+// Set adds a fact to the result.
+func (r *Result) Set(k string, v any) { r.set(k, v) }
+
 func (r *Result) set(k string, v any) {
 	if r.Facts == nil {
 		r.Facts = map[string]any{}
@@ -151,6 +155,10 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 	}
 	out, err := p.act(ctx, loc, needVisible, a)
 	if err != nil {
+		if o.Mode == InputDOM {
+			// The synthetic click ran the page's handler, which opened a dialog.
+			return dialogCut(ctx, err, &Result{Action: kind, Facts: map[string]any{"input": string(o.Mode)}}, start)
+		}
 		return nil, err
 	}
 	var pt struct{ X, Y float64 }
@@ -163,15 +171,15 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 			return nil, err
 		}
 		if err := p.mouse(ctx, "mouseMoved", pt.X, pt.Y, "none", 0, 0, o.Modifiers); err != nil {
-			return nil, err
+			return dialogCut(ctx, err, res, start)
 		}
 		if kind == "click" {
 			for i := 1; i <= o.Count; i++ {
 				if err := p.mouse(ctx, "mousePressed", pt.X, pt.Y, o.Button, b.mask, i, o.Modifiers); err != nil {
-					return nil, err
+					return dialogCut(ctx, err, res, start)
 				}
 				if err := p.mouse(ctx, "mouseReleased", pt.X, pt.Y, o.Button, 0, i, o.Modifiers); err != nil {
-					return nil, err
+					return dialogCut(ctx, err, res, start)
 				}
 			}
 		}
@@ -186,6 +194,18 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 	}
 	res.After = w.settle(ctx, o.Settle, start)
 	return res, nil
+}
+
+// dialogCut ends an action whose input opened a dialog that was left open
+// (the policy of the command's dialog watch): the input reached the page and
+// the dialog is its effect, so the action succeeded; the page is blocked, so
+// nothing more is read from it.
+func dialogCut(ctx context.Context, err error, res *Result, start time.Time) (*Result, error) {
+	if err != nil && cdp.LeftOpen(ctx) {
+		res.After = &After{Ms: time.Since(start).Milliseconds()}
+		return res, nil
+	}
+	return nil, err
 }
 
 func (p *Page) mouse(ctx context.Context, typ string, x, y float64, button string, buttonsMask, count, mods int) error {
@@ -264,7 +284,7 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 		}
 		if !f.ByValue {
 			if err := p.insert(ctx, text, o, f); err != nil {
-				return nil, err
+				return dialogCut(ctx, err, res, start)
 			}
 		}
 		if !f.Field {
@@ -278,7 +298,7 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 				want = *f.Before + text + f.After
 			}
 			if err := p.readBack(ctx, out, field.ObjectID, want, f.CE, f.Loose, res); err != nil {
-				return nil, err
+				return dialogCut(ctx, err, res, start)
 			}
 		}
 		if f.ByValue {
@@ -295,7 +315,8 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 			return nil, err
 		}
 		if err := p.press(ctx, Chord{Key: keyEvent("Enter")}); err != nil {
-			return nil, err
+			res.set("submitted", true)
+			return dialogCut(ctx, err, res, start)
 		}
 		res.set("submitted", true)
 	}
@@ -462,7 +483,8 @@ func (p *Page) Press(ctx context.Context, loc Locator, key string, settle Settle
 		return nil, err
 	}
 	if err := p.press(ctx, c); err != nil {
-		return nil, err
+		res.set("key", c.String())
+		return dialogCut(ctx, err, res, start)
 	}
 	res.set("key", c.String())
 	if m := c.Modifiers(); m != 0 {
