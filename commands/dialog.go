@@ -22,9 +22,11 @@ func init() {
 		Name:     "dialog",
 		Category: catBrowser,
 		Usage:    "show the tab's JavaScript dialog, or answer it: accept or dismiss",
-		UsageText: `dtb dialog                      whether a dialog is open, its type and message, an armed answer
-dtb dialog accept [--text T]    accept it (a prompt with T, else its default text)
-dtb dialog dismiss              dismiss it (cancel)
+		UsageText: `dtb dialog [ANSWER] [--text T]
+
+Without ANSWER: whether the tab has a dialog open (its type, message and default
+prompt), whether the page is blocked, and an armed answer. ANSWER is accept (a
+prompt with --text T, else its default text) or dismiss (cancel).
 
 An alert, confirm, prompt or beforeunload dialog blocks the page until it is
 answered. A page command that opens one never hangs: with --dialog accept|dismiss

@@ -143,6 +143,13 @@ func TestDialogsCLI(t *testing.T) {
 			t.Fatalf("after accepting beforeunload the tab is at %s", r.Stdout)
 		}
 	})
+	// A main thread blocked by a script is named as such, not a bare deadline.
+	t.Run("unresponsive", func(t *testing.T) {
+		e.Run(t, "open", srv.URL+"/dialogs.html").Exit(t, 0)
+		// The loop starts right after eval answers, before the click connects.
+		e.Run(t, "eval", "setTimeout(() => { const t = Date.now(); while (Date.now() - t < 6000) {} }, 0), 1").Exit(t, 0)
+		e.Run(t, "click", "#alert", "--timeout", "2s").Fails(t, 4, "page-unresponsive")
+	})
 }
 
 // TestDialogsKeptOpenCLI: a browser that keeps a dialog open after the command

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -251,5 +250,5 @@ func (p *Page) Responsive(ctx context.Context, wait time.Duration) bool {
 
 // PageUnresponsive is the error of a command whose tab stopped answering.
 func PageUnresponsive(p *Page, cause error) *output.Error {
-	return output.Wrap("page-unresponsive", cause, fmt.Sprintf("the tab %s does not answer: its main thread is blocked (a long-running script, or a dialog that opened while no dtb command watched it)", tabName(p.ID, p.Alias))).With("tab", p.ID)
+	return output.Errorf("page-unresponsive", "the tab %s does not answer (%v): its main thread is blocked by a long-running script, or by a dialog that opened while no dtb command watched the tab", tabName(p.ID, p.Alias), cause).With("tab", p.ID)
 }
