@@ -32,6 +32,9 @@ type OpenOptions struct {
 	// Prepare, when set, runs on the tab just before it navigates (e.g. to add a
 	// new-document script that must see the page's first node).
 	Prepare func(ctx context.Context, p *Page) error
+	// Keep leaves the tab's connection open in OpenResult.Page (the caller
+	// closes it): what Prepare started on it (a dialog watch) goes on.
+	Keep bool
 }
 
 // TabRef names a tab in results.
@@ -54,6 +57,8 @@ type OpenResult struct {
 	MimeType   string `json:"mimeType,omitempty"`
 	Timing     Timing `json:"timing"`
 	Navigation string `json:"navigation,omitempty"`
+	// Page is the tab's connection with OpenOptions.Keep.
+	Page *Page `json:"-"`
 }
 
 // OpenURL opens a URL: in a new tab (the default), the current tab, an explicit
@@ -98,7 +103,11 @@ func (s *Session) OpenURL(ctx context.Context, o OpenOptions) (*OpenResult, erro
 		page, res.NewTab = p, true
 		res.Incognito = o.Incognito != nil && *o.Incognito
 	}
-	defer page.Close()
+	defer func() {
+		if res.Page == nil {
+			page.Close()
+		}
+	}()
 	if w := s.state.Workspaces[res.Workspace]; w != nil && res.Workspace != "" {
 		res.Window, res.Incognito = w.Window, w.Incognito
 	}
@@ -122,6 +131,9 @@ func (s *Session) OpenURL(ctx context.Context, o OpenOptions) (*OpenResult, erro
 		// Make the navigated tab current (and renew it) without a second write
 		// when nothing changes.
 		s.touch(ctx, page.ID, true)
+	}
+	if o.Keep {
+		res.Page = page
 	}
 	return res, nil
 }
