@@ -9,7 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
-	"github.com/dtb-cli/dtb/internal/cdp/interact"
 	"github.com/dtb-cli/dtb/internal/output"
 )
 
@@ -266,8 +265,8 @@ func (g *dialogGuard) finish(ctx context.Context, res any, err error) (any, erro
 		}
 		return nil, err
 	}
-	if r, ok := res.(*interact.Result); ok && last != nil {
-		r.Set("dialog", last)
+	if r, ok := res.(interface{ SetDialog(*cdp.Dialog) }); ok && last != nil {
+		r.SetDialog(last)
 	}
 	return res, nil
 }

@@ -143,6 +143,28 @@ func TestDialogsCLI(t *testing.T) {
 			t.Fatalf("after accepting beforeunload the tab is at %s", r.Stdout)
 		}
 	})
+	// open: a page that asks while loading does not hold the load wait.
+	t.Run("open", func(t *testing.T) {
+		for _, c := range []struct {
+			args       []string
+			answer, by string
+			log        string
+		}{
+			{nil, "dismiss", "browser", "confirm:false"},
+			{[]string{"--dialog", "accept"}, "accept", "policy", "confirm:true"},
+		} {
+			var doc dialogDoc
+			r := e.Run(t, append([]string{"open", srv.URL + "/dialog-onload.html"}, c.args...)...)
+			r.Exit(t, 0)
+			r.Decode(t, &doc)
+			if doc.Dialog == nil || doc.Dialog.Message != "Stay signed in?" || doc.Dialog.Answer != c.answer || doc.Dialog.By != c.by {
+				t.Fatalf("open %v: %s", c.args, r)
+			}
+			if got := pageLog(t, e); got != c.log {
+				t.Fatalf("open %v: page log %q", c.args, got)
+			}
+		}
+	})
 	// A main thread blocked by a script is named as such, not a bare deadline.
 	t.Run("unresponsive", func(t *testing.T) {
 		e.Run(t, "open", srv.URL+"/dialogs.html").Exit(t, 0)

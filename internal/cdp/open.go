@@ -57,6 +57,8 @@ type OpenResult struct {
 	MimeType   string `json:"mimeType,omitempty"`
 	Timing     Timing `json:"timing"`
 	Navigation string `json:"navigation,omitempty"`
+	// Dialog is a dialog the page opened while it loaded.
+	Dialog *Dialog `json:"dialog,omitempty"`
 	// Page is the tab's connection with OpenOptions.Keep.
 	Page *Page `json:"-"`
 }
@@ -137,6 +139,9 @@ func (s *Session) OpenURL(ctx context.Context, o OpenOptions) (*OpenResult, erro
 	}
 	return res, nil
 }
+
+// SetDialog reports a dialog the page opened while it loaded.
+func (r *OpenResult) SetDialog(d *Dialog) { r.Dialog = d }
 
 func tabName(id, alias string) string {
 	if alias != "" {

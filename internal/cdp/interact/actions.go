@@ -91,8 +91,8 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// Set adds a fact to the result.
-func (r *Result) Set(k string, v any) { r.set(k, v) }
+// SetDialog reports the dialog the action opened.
+func (r *Result) SetDialog(d *cdp.Dialog) { r.set("dialog", d) }
 
 func (r *Result) set(k string, v any) {
 	if r.Facts == nil {
