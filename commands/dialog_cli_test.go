@@ -2,6 +2,7 @@ package commands
 
 import (
 	"net/http"
+	"os"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -141,6 +142,37 @@ func TestDialogsCLI(t *testing.T) {
 		r = e.Run(t, "eval", "location.pathname", "-r")
 		if strings.TrimSpace(r.Stdout) != "/next.html" {
 			t.Fatalf("after accepting beforeunload the tab is at %s", r.Stdout)
+		}
+	})
+	// A click that opens a file chooser says so and names the upload that
+	// answers it; that upload then works.
+	t.Run("file chooser", func(t *testing.T) {
+		e.Run(t, "open", srv.URL+"/dialogs.html").Exit(t, 0)
+		r := e.Run(t, "click", "#avatar")
+		var doc struct {
+			FileChooser *struct {
+				Multiple bool
+				Accept   string
+			}
+			Hint string
+		}
+		r.Decode(t, &doc)
+		if doc.FileChooser == nil || doc.FileChooser.Multiple || doc.FileChooser.Accept != "image/png,image/jpeg" || !strings.Contains(doc.Hint, `dtb upload --css "#avatar"`) {
+			t.Fatalf("click that opens a chooser: %s", r)
+		}
+		if got := pageLog(t, e); got != "" {
+			t.Fatalf("the page saw files after a click only: %q", got)
+		}
+		f := filepath.Join(t.TempDir(), "avatar.png")
+		os.WriteFile(f, []byte("png"), 0o644)
+		e.Run(t, "upload", "--css", "#avatar", f).Exit(t, 0)
+		if got := pageLog(t, e); got != "files:1" {
+			t.Fatalf("after the upload the page logged %q", got)
+		}
+		// A click that opens no chooser says nothing of one.
+		r = e.Run(t, "click", "#alert", "--dialog", "accept")
+		if strings.Contains(r.Stdout, "fileChooser") {
+			t.Fatalf("a click without a chooser: %s", r)
 		}
 	})
 	// open: a page that asks while loading does not hold the load wait.

@@ -109,6 +109,9 @@ type ClickOptions struct {
 	Force     bool   // skip the covered check
 	Mode      InputMode
 	Settle    Settle
+	// chooser: the file-chooser interception of an Upload that clicks; nil
+	// for a plain click, which intercepts (and reports) on its own.
+	chooser *chooserWatch
 }
 
 var buttons = map[string]struct {
@@ -164,6 +167,15 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 	var pt struct{ X, Y float64 }
 	json.Unmarshal(out.act, &pt)
 	res := &Result{Action: kind, Element: out.Element}
+	if kind == "click" && o.chooser == nil {
+		// A click that opens a file chooser says so; intercepted, no native
+		// dialog is left waiting.
+		cw, err := p.watchChooser(ctx, out.frame.sess)
+		if err != nil {
+			return nil, err
+		}
+		defer func() { p.reportChooser(ctx, cw, loc, res) }()
+	}
 	res.set("point", []int{round(pt.X), round(pt.Y)})
 	res.set("input", string(o.Mode))
 	if o.Mode != InputDOM {
