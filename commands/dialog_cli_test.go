@@ -2,8 +2,8 @@ package commands
 
 import (
 	"net/http"
-	"os"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
