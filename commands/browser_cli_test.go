@@ -148,7 +148,8 @@ func TestBrowserCLI(t *testing.T) {
 		e.Run(t, "status", "--max-bytes", "10").Fails(t, 1, "result-too-large")
 	})
 	t.Run("screenshot", func(t *testing.T) {
-		e.Run(t, "open", srv.URL+"/tall.html").Exit(t, 0)
+		// A viewport narrower than the page's 1000 px: the full page is the page.
+		e.Run(t, "open", srv.URL+"/tall.html", "--viewport", "800x600").Exit(t, 0)
 		for _, c := range []struct {
 			args   []string
 			format string

@@ -210,7 +210,7 @@ func TestDialogsCLI(t *testing.T) {
 // ends (Chromium): a later page command fails dialog-open at once, naming it,
 // and dtb dialog shows it.
 func TestDialogsKeptOpenCLI(t *testing.T) {
-	full := testbrowser.Find().Full()
+	full := testbrowser.Find().Chromium
 	testbrowser.Need(t, full, "Chromium")
 	e := newCLI(t)
 	e.Env = append(e.Env, "DTB_CHROME="+full, "DTB_SESSION=kept")

@@ -26,6 +26,7 @@ func browserFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "no-launch", Usage: "fail (no-browser, exit 5) instead of launching the session's browser", EnvVars: []string{"DTB_NO_LAUNCH"}, Category: catBrowserFlags},
 		&cli.BoolFlag{Name: "headed", Usage: "launch the session's browser with a window (needs Chromium or Chrome, not the headless shell)", EnvVars: []string{"DTB_HEADED"}, Category: catBrowserFlags},
 		&cli.StringFlag{Name: "chrome", Usage: "browser binary `PATH` to launch", EnvVars: []string{"DTB_CHROME"}, Category: catBrowserFlags},
+		&cli.StringFlag{Name: "viewport", Usage: "viewport `WxH` of the tabs dtb opens and of the browser it launches, in CSS pixels (default 1280x900)", EnvVars: []string{"DTB_VIEWPORT"}, Category: catBrowserFlags},
 		&cli.StringFlag{Name: "tab", Usage: "tab to act on: target `ID`, alias (t3) or unique id prefix", EnvVars: []string{"DTB_TAB"}, Category: catBrowserFlags},
 		&cli.StringFlag{Name: "workspace", Usage: "workspace `NAME`: its window for new tabs, its active tab for page commands", EnvVars: []string{"DTB_WORKSPACE"}, Category: catBrowserFlags},
 		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "deadline of the whole command (exit 4 when reached)", EnvVars: []string{"DTB_TIMEOUT"}, Category: catBrowserFlags},
@@ -56,6 +57,12 @@ func browserConfig(c *cli.Context, inv *invocation) (cdp.Config, error) {
 		Headed:         c.Bool("headed"),
 		Chrome:         c.String("chrome"),
 		Warn:           inv.printer.Warn,
+	}
+	if v := c.String("viewport"); v != "" {
+		if _, err := cdp.ParseViewport(v); err != nil {
+			return cdp.Config{}, err
+		}
+		cfg.Viewport = v
 	}
 	if len(header) > 0 {
 		cfg.Headers = header

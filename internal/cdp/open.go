@@ -15,12 +15,6 @@ import (
 //go:embed js/windowopen.js
 var windowOpenJS string
 
-// Workspace window geometry.
-const (
-	WorkspaceWidth  = 1280
-	WorkspaceHeight = 900
-)
-
 // OpenOptions configure Session.OpenURL.
 type OpenOptions struct {
 	URL       string
@@ -155,7 +149,7 @@ func tabName(id, alias string) string {
 func (s *Session) plainNewTab(ctx context.Context, incognito bool) (*Page, error) {
 	var t *TargetInfo
 	b := s.fastBrowser()
-	if b != nil && b.Endpoint != "" && !incognito {
+	if b != nil && b.Endpoint != "" && !incognito && !s.sizeTabs(b) {
 		// Hot path: the remembered browser's discovery endpoint, no check first;
 		// any failure falls back to the checked path below.
 		var ti TargetInfo
@@ -223,7 +217,7 @@ func (s *Session) windowOf(ctx context.Context, id string) int {
 }
 
 // workspaceTab returns a new owned tab in the workspace's window: the window is
-// created (unfocused, 1280×900, incognito on request) on first use, or when an
+// created (unfocused, sized for the viewport, 1280×900 by default, incognito on request) on first use, or when an
 // explicit incognito value does not match the existing window, in which case
 // the new window takes over the workspace.
 func (s *Session) workspaceTab(ctx context.Context, name string, incognito *bool) (*Page, bool, error) {
@@ -284,7 +278,7 @@ func (s *Session) workspaceTab(ctx context.Context, name string, incognito *bool
 			return nil, false, err
 		}
 	}
-	t, err := s.NewTab(ctx, NewTabOptions{NewWindow: true, BrowserContext: bctx, Width: WorkspaceWidth, Height: WorkspaceHeight})
+	t, err := s.NewTab(ctx, NewTabOptions{NewWindow: true, BrowserContext: bctx})
 	if err != nil {
 		return nil, false, err
 	}

@@ -68,6 +68,10 @@ type BrowserInfo struct {
 	TempProfile bool      `json:"tempProfile,omitempty"`
 	Version     string    `json:"version,omitempty"`
 	StartedAt   time.Time `json:"startedAt"`
+	// Viewport is the viewport (WxH) the windows of a launched browser give
+	// its tabs; Frame the width and height its window adds around it.
+	Viewport string `json:"viewport,omitempty"`
+	Frame    [2]int `json:"frame,omitempty"`
 }
 
 // OwnedTab is the bookkeeping of a tab dtb created.

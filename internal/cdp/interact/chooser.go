@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
 )
@@ -74,8 +75,14 @@ func (w *chooserWatch) opened() *chooserOpened {
 // stop turns interception off again (whatever ctx's state) and ends the
 // subscriptions.
 func (w *chooserWatch) stop(ctx context.Context) {
-	for _, s := range w.sessions {
-		s.Call(context.WithoutCancel(ctx), "Page.setInterceptFileChooserDialog", map[string]any{"enabled": false}, nil)
+	// Interception belongs to the connection, which ends with the command; a
+	// page blocked by a dialog left open would not answer.
+	if !cdp.LeftOpen(ctx) {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		for _, s := range w.sessions {
+			s.Call(cctx, "Page.setInterceptFileChooserDialog", map[string]any{"enabled": false}, nil)
+		}
 	}
 	for _, stop := range w.stops {
 		stop()
@@ -89,7 +96,7 @@ func (w *chooserWatch) stop(ctx context.Context) {
 // gets its own (TestClickReportsFileChooser).
 func (p *Page) reportChooser(ctx context.Context, w *chooserWatch, loc Locator, res *Result) {
 	op := w.opened()
-	if op != nil {
+	if op != nil && !cdp.LeftOpen(ctx) {
 		info := map[string]any{"multiple": op.Mode == "selectMultiple", "accept": ""}
 		var r struct {
 			Object remote `json:"object"`
