@@ -90,16 +90,14 @@ func runDialog(c *cli.Context, inv *invocation) (any, error) {
 	if c.IsSet("text") && answer != "accept" {
 		return nil, output.Usage("--text goes with dialog accept")
 	}
-	sess, ctx, done, err := browserSession(c, inv)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	p, err := sess.Page(ctx, tabSelector(c))
-	if err != nil {
-		return nil, timeoutOr(ctx, err)
-	}
-	defer p.Close()
+	return withTab(c, inv, func(ctx context.Context, sess *cdp.Session, p *cdp.Page) (any, error) {
+		return answerDialog(ctx, c, sess, p, answer)
+	})
+}
+
+// answerDialog is dtb dialog on tab p: what is open and armed, or answer
+// (accept, dismiss) the open dialog or arm it for the next one.
+func answerDialog(ctx context.Context, c *cli.Context, sess *cdp.Session, p *cdp.Page, answer string) (any, error) {
 	res := &dialogResult{Tab: cdp.TabRef{ID: p.ID, Alias: p.Alias}}
 	rec := sess.State().Dialogs[p.ID]
 	if rec != nil {

@@ -34,13 +34,7 @@ type dialogDoc struct {
 func TestDialogsCLI(t *testing.T) {
 	testbrowser.Need(t, testbrowser.Find().Preferred(), "Chromium")
 	e := newCLI(t)
-	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "testdata", "interact"))))
-	defer srv.Close()
-	defer func() {
-		pid := browserPID(e)
-		e.Run(t, "browser", "stop")
-		testbrowser.Kill(pid)
-	}()
+	srv := interactServer(t, e)
 	e.Run(t, "open", srv.URL+"/dialogs.html").Exit(t, 0)
 
 	t.Run("left open", func(t *testing.T) {
@@ -215,12 +209,12 @@ func TestDialogsKeptOpenCLI(t *testing.T) {
 	e := newCLI(t)
 	e.Env = append(e.Env, "DTB_CHROME="+full, "DTB_SESSION=kept")
 	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "testdata", "interact"))))
-	defer srv.Close()
-	defer func() {
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
 		st, _ := readSessionNamed(e, "kept")
 		e.Run(t, "browser", "stop")
 		testbrowser.Kill(st.Browser.PID)
-	}()
+	})
 	e.Run(t, "open", srv.URL+"/dialogs.html").Exit(t, 0)
 	var doc dialogDoc
 	r := e.Run(t, "click", "#later")

@@ -106,8 +106,18 @@ func tabSelector(c *cli.Context) cdp.TabSelector {
 	return cdp.TabSelector{Tab: c.String("tab"), Workspace: c.String("workspace")}
 }
 
-// withPage runs fn on the selected tab and detaches afterwards.
+// withPage runs fn on the selected tab, under its dialog guard, and
+// detaches afterwards.
 func withPage(c *cli.Context, inv *invocation, fn func(ctx context.Context, sess *cdp.Session, p *cdp.Page) (any, error)) (any, error) {
+	return withTab(c, inv, func(ctx context.Context, sess *cdp.Session, p *cdp.Page) (any, error) {
+		return withDialogs(ctx, c, inv, sess, p, "", "", func(ctx context.Context) (any, error) {
+			return fn(ctx, sess, p)
+		})
+	})
+}
+
+// withTab runs fn on the selected tab and detaches afterwards.
+func withTab(c *cli.Context, inv *invocation, fn func(ctx context.Context, sess *cdp.Session, p *cdp.Page) (any, error)) (any, error) {
 	sess, ctx, done, err := browserSession(c, inv)
 	if err != nil {
 		return nil, err
@@ -118,9 +128,7 @@ func withPage(c *cli.Context, inv *invocation, fn func(ctx context.Context, sess
 		return nil, timeoutOr(ctx, err)
 	}
 	defer p.Close()
-	res, err := withDialogs(ctx, c, inv, sess, p, "", "", func(ctx context.Context) (any, error) {
-		return fn(ctx, sess, p)
-	})
+	res, err := fn(ctx, sess, p)
 	return res, timeoutOr(ctx, err)
 }
 
