@@ -40,10 +40,11 @@ func (s *Session) viewport() Viewport {
 
 // sizeTabs reports whether the tabs dtb opens need a size of their own: the
 // browser's windows do not give the viewport asked for. A launched browser's
-// windows give its launch viewport; an attached browser is sized only when
-// --viewport is explicit (its windows are the user's).
+// windows give its launch viewport; an attached browser, or one launched
+// with --window-size (no viewport recorded), is sized only when --viewport is
+// explicit (its windows are what the user made them).
 func (s *Session) sizeTabs(b *BrowserInfo) bool {
-	if b.Attached {
+	if b.Attached || b.Viewport == "" {
 		return s.cfg.Viewport != ""
 	}
 	return b.Viewport != s.viewport().String()
