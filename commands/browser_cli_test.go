@@ -148,7 +148,8 @@ func TestBrowserCLI(t *testing.T) {
 		e.Run(t, "status", "--max-bytes", "10").Fails(t, 1, "result-too-large")
 	})
 	t.Run("screenshot", func(t *testing.T) {
-		e.Run(t, "open", srv.URL+"/tall.html").Exit(t, 0)
+		// A viewport narrower than the page's 1000 px: the full page is the page.
+		e.Run(t, "open", srv.URL+"/tall.html", "--viewport", "800x600").Exit(t, 0)
 		for _, c := range []struct {
 			args   []string
 			format string
@@ -299,8 +300,13 @@ type sessionFile struct {
 }
 
 func readSession(e *testbrowser.CLI) (sessionFile, error) {
+	return readSessionNamed(e, "default")
+}
+
+// readSessionNamed is readSession of the named session.
+func readSessionNamed(e *testbrowser.CLI, name string) (sessionFile, error) {
 	var st sessionFile
-	b, err := os.ReadFile(filepath.Join(e.State, "sessions", "default.json"))
+	b, err := os.ReadFile(filepath.Join(e.State, "sessions", name+".json"))
 	if err != nil {
 		return st, err
 	}

@@ -30,6 +30,12 @@ synthetic DOM events instead. Prints the element (role, name, tag, box, frame) a
 what happened after: navigation started/committed, the URL, and how long the DOM
 took to go quiet.
 
+A click that opens an alert, confirm, prompt or beforeunload dialog returns at once,
+exit 0, with "dialog" {type, message, defaultPrompt, open, answer}; --dialog
+accept|dismiss answers it (see dtb dialog). A click that opens a file chooser
+reports "fileChooser" {multiple, accept} and a hint naming the dtb upload that
+answers it.
+
 Locating is strict: no match waits up to --timeout, then fails no-match (exit 3);
 several matches fail ambiguous-match (exit 7) unless --nth N picks one.
 

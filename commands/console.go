@@ -35,7 +35,7 @@ Examples:
   dtb console --level warning --jq '.messages[] | "\(.level) \(.text)"' -r
   dtb console --since 30s --watch 2s
   dtb click --role button --name Save && dtb console --level error --jq .count`,
-		Flags: withBrowserFlags(
+		Flags: pageFlags(
 			&cli.StringFlag{Name: "level", Usage: "list only messages at `LEVEL` or above: debug, info, warning, error"},
 			&cli.DurationFlag{Name: "since", Usage: "list only messages of the last `DURATION` (e.g. 30s)"},
 			&cli.StringFlag{Name: "fail-on", Usage: "fail console-errors (exit 1) when a listed message is at `LEVEL` or above", EnvVars: []string{"DTB_CONSOLE_FAIL_ON"}},

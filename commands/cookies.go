@@ -47,7 +47,7 @@ Examples:
   dtb cookies get session -r --jq '.cookies[0].value'
   dtb cookies set theme dark --expires 24h --same-site Lax
   dtb cookies clear --url http://127.0.0.1:8080/`,
-		Flags: withBrowserFlags(urlsFlag()),
+		Flags: pageFlags(urlsFlag()),
 		Action: action(func(c *cli.Context, inv *invocation) (any, error) {
 			if c.NArg() > 0 {
 				// Not echoed: "dtb cookies NAME VALUE" (set forgotten) holds a value.
@@ -68,7 +68,7 @@ With NAME only that cookie (no-such-cookie, exit 3, when there is none).
 Examples:
   dtb cookies get
   dtb cookies get session --url http://127.0.0.1:8080/api -r --jq '.cookies[0].value'`,
-				Flags:  withBrowserFlags(urlsFlag()),
+				Flags:  pageFlags(urlsFlag()),
 				Action: readOrClear(false),
 			},
 			{
@@ -87,7 +87,7 @@ Examples:
   dtb cookies set theme dark
   dtb cookies set session abc123 --http-only --secure --same-site Strict --url https://app.example.test/
   printf %s "$SESSION" | dtb cookies set session --stdin --expires 1h`,
-				Flags: withBrowserFlags(
+				Flags: pageFlags(
 					&cli.StringFlag{Name: "url", Usage: "the cookie's `URL` (default: the tab's URL)"},
 					&cli.StringFlag{Name: "domain", Usage: "cookie `DOMAIN` (.example.test for its subdomains too; default: the URL's host only)"},
 					&cli.StringFlag{Name: "path", Usage: "cookie `PATH` (default: the URL's directory)"},
@@ -140,7 +140,7 @@ Deletes every cookie the browser would send to the URL, or only NAME
 Examples:
   dtb cookies clear --jq .cleared
   dtb cookies clear session`,
-				Flags:  withBrowserFlags(urlsFlag()),
+				Flags:  pageFlags(urlsFlag()),
 				Action: readOrClear(true),
 			},
 		},

@@ -26,7 +26,7 @@ Examples:
   dtb eval document.title -r
   dtb eval 'fetch("/api/health").then(r => r.status)'
   echo 'location.href' | dtb eval - --tab t2`,
-		Flags: withBrowserFlags(
+		Flags: pageFlags(
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "read the expression from `FILE`"},
 			&cli.BoolFlag{Name: "no-await", Usage: "do not await a returned promise"},
 		),

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -72,7 +73,7 @@ Examples:
   dtb extract http://127.0.0.1:8080/docs -r --jq .reader.markdown
   dtb extract --include links --jq '.links[] | select(.sameSite | not) | .href'
   dtb extract https://example.com --wait-css '#results li' --include text --max-chars 4000`,
-		Flags: withBrowserFlags(append([]cli.Flag{
+		Flags: pageFlags(append([]cli.Flag{
 			&cli.BoolFlag{Name: "current", Usage: "with a URL: navigate the current tab instead of opening a new one"},
 			&cli.BoolFlag{Name: "incognito", Usage: "with a URL: open it in an incognito window/context"},
 			&cli.StringFlag{Name: "wait-css", Usage: "wait until `SELECTOR` matches a rendered element", Category: catReadFlags},
@@ -117,30 +118,68 @@ func runExtract(c *cli.Context, inv *invocation) (any, error) {
 
 func extractIn(ctx context.Context, c *cli.Context, inv *invocation, sess *cdp.Session, url string, opts read.Options) (any, error) {
 	var status *int
-	sel := tabSelector(c)
+	var p *cdp.Page
+	var g *dialogGuard
 	if url != "" {
-		o := cdp.OpenOptions{URL: url, Current: c.Bool("current"), Tab: c.String("tab"), Workspace: c.String("workspace"), Wait: cdp.WaitNone, Prepare: read.AddTracker}
+		o := cdp.OpenOptions{URL: url, Current: c.Bool("current"), Tab: c.String("tab"), Workspace: c.String("workspace"), Wait: cdp.WaitNone, Keep: true}
+		// Dialogs are watched from before the navigation: an alert while
+		// loading is answered as it opens.
+		o.Prepare = func(ctx context.Context, tab *cdp.Page) error {
+			var err error
+			if g, err = readGuard(ctx, c, inv, sess, tab); err != nil {
+				return err
+			}
+			return read.AddTracker(ctx, tab)
+		}
 		if c.IsSet("incognito") {
 			v := c.Bool("incognito")
 			o.Incognito = &v
 		}
 		opened, err := sess.OpenURL(ctx, o)
 		if err != nil {
+			if g != nil {
+				g.w.Stop()
+			}
 			return nil, err
 		}
 		status = opened.Status
-		sel = cdp.TabSelector{Tab: opened.Tab.ID}
-	}
-	p, err := sess.Page(ctx, sel)
-	if err != nil {
-		return nil, err
+		p = opened.Page
+	} else {
+		var err error
+		if p, err = sess.Page(ctx, tabSelector(c)); err != nil {
+			return nil, err
+		}
+		if g, err = readGuard(ctx, c, inv, sess, p); err != nil {
+			p.Close()
+			return nil, err
+		}
 	}
 	defer p.Close()
-	res, err := read.Read(ctx, p, opts, inv.printer.Warn)
-	if err != nil {
+	dctx, cancel := g.w.Context(ctx)
+	defer cancel()
+	res, err := read.Read(dctx, p, opts, inv.printer.Warn)
+	if _, err := g.finish(ctx, nil, err); err != nil {
 		return nil, err
+	}
+	for _, d := range g.w.Seen() {
+		w := fmt.Sprintf("the page opened a %s dialog %q while it was read", d.Type, d.Message)
+		switch {
+		case d.Answer != "":
+			w += fmt.Sprintf("; dtb answered it: %s", d.Answer)
+		case d.Open:
+			w += "; it is still open"
+		}
+		res.Warnings = append(res.Warnings, w)
+		inv.printer.Warn("dialog", w, map[string]any{"dialog": d})
 	}
 	res.Tab = &cdp.TabRef{ID: p.ID, Alias: p.Alias}
 	res.Status = status
 	return res, nil
+}
+
+// readGuard is the dialog guard of a read: dialogs are dismissed unless
+// --dialog (or an armed answer) says otherwise, because reading must not be
+// blocked.
+func readGuard(ctx context.Context, c *cli.Context, inv *invocation, sess *cdp.Session, p *cdp.Page) (*dialogGuard, error) {
+	return guardDialogs(ctx, c, inv, sess, p, "dismiss", "read")
 }

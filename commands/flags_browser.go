@@ -26,6 +26,7 @@ func browserFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "no-launch", Usage: "fail (no-browser, exit 5) instead of launching the session's browser", EnvVars: []string{"DTB_NO_LAUNCH"}, Category: catBrowserFlags},
 		&cli.BoolFlag{Name: "headed", Usage: "launch the session's browser with a window (needs Chromium or Chrome, not the headless shell)", EnvVars: []string{"DTB_HEADED"}, Category: catBrowserFlags},
 		&cli.StringFlag{Name: "chrome", Usage: "browser binary `PATH` to launch", EnvVars: []string{"DTB_CHROME"}, Category: catBrowserFlags},
+		&cli.StringFlag{Name: "viewport", Usage: "viewport `WxH` of the tabs dtb opens and of the browser it launches, in CSS pixels (default 1280x900)", EnvVars: []string{"DTB_VIEWPORT"}, Category: catBrowserFlags},
 		&cli.StringFlag{Name: "tab", Usage: "tab to act on: target `ID`, alias (t3) or unique id prefix", EnvVars: []string{"DTB_TAB"}, Category: catBrowserFlags},
 		&cli.StringFlag{Name: "workspace", Usage: "workspace `NAME`: its window for new tabs, its active tab for page commands", EnvVars: []string{"DTB_WORKSPACE"}, Category: catBrowserFlags},
 		&cli.DurationFlag{Name: "timeout", Value: 30 * time.Second, Usage: "deadline of the whole command (exit 4 when reached)", EnvVars: []string{"DTB_TIMEOUT"}, Category: catBrowserFlags},
@@ -56,6 +57,12 @@ func browserConfig(c *cli.Context, inv *invocation) (cdp.Config, error) {
 		Headed:         c.Bool("headed"),
 		Chrome:         c.String("chrome"),
 		Warn:           inv.printer.Warn,
+	}
+	if v := c.String("viewport"); v != "" {
+		if _, err := cdp.ParseViewport(v); err != nil {
+			return cdp.Config{}, err
+		}
+		cfg.Viewport = v
 	}
 	if len(header) > 0 {
 		cfg.Headers = header
@@ -99,8 +106,18 @@ func tabSelector(c *cli.Context) cdp.TabSelector {
 	return cdp.TabSelector{Tab: c.String("tab"), Workspace: c.String("workspace")}
 }
 
-// withPage runs fn on the selected tab and detaches afterwards.
+// withPage runs fn on the selected tab, under its dialog guard, and
+// detaches afterwards.
 func withPage(c *cli.Context, inv *invocation, fn func(ctx context.Context, sess *cdp.Session, p *cdp.Page) (any, error)) (any, error) {
+	return withTab(c, inv, func(ctx context.Context, sess *cdp.Session, p *cdp.Page) (any, error) {
+		return withDialogs(ctx, c, inv, sess, p, "", "", func(ctx context.Context) (any, error) {
+			return fn(ctx, sess, p)
+		})
+	})
+}
+
+// withTab runs fn on the selected tab and detaches afterwards.
+func withTab(c *cli.Context, inv *invocation, fn func(ctx context.Context, sess *cdp.Session, p *cdp.Page) (any, error)) (any, error) {
 	sess, ctx, done, err := browserSession(c, inv)
 	if err != nil {
 		return nil, err
@@ -115,13 +132,26 @@ func withPage(c *cli.Context, inv *invocation, fn func(ctx context.Context, sess
 	return res, timeoutOr(ctx, err)
 }
 
+// withDialogs runs fn under the dialog guard of the tab (see dialogGuard);
+// fn's context ends as soon as a dialog is left open.
+func withDialogs(ctx context.Context, c *cli.Context, inv *invocation, sess *cdp.Session, p *cdp.Page, readDefault, by string, fn func(ctx context.Context) (any, error)) (any, error) {
+	g, err := guardDialogs(ctx, c, inv, sess, p, readDefault, by)
+	if err != nil {
+		return nil, err
+	}
+	dctx, cancel := g.w.Context(ctx)
+	defer cancel()
+	res, err := fn(dctx)
+	return g.finish(ctx, res, err)
+}
+
 // timeoutOr turns an error after the deadline into a timeout error.
 func timeoutOr(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
 	}
 	if ctx.Err() == context.DeadlineExceeded {
-		if e, ok := err.(*output.Error); ok && e.Reason == "timeout" {
+		if e, ok := err.(*output.Error); ok && (e.Reason == "timeout" || e.Reason == "page-unresponsive") {
 			return e
 		}
 		return output.Wrap("timeout", err, "the command's --timeout passed")

@@ -69,7 +69,7 @@ func settleFrom(c *cli.Context) interact.Settle {
 func interactFlags(own ...cli.Flag) []cli.Flag {
 	f := append(own, locatorFlags()...)
 	f = append(f, settleFlags()...)
-	return withBrowserFlags(f...)
+	return pageFlags(f...)
 }
 
 // locatorFrom builds the locator from the flags and an optional positional

@@ -25,7 +25,7 @@ navigated (not-owned, exit 6).
 Examples:
   dtb back --jq .url
   dtb back --tab t2 --wait domcontentloaded`,
-		Flags: withBrowserFlags(navWaitFlag()),
+		Flags: pageFlags(navWaitFlag()),
 		Action: action(noArgs(func(c *cli.Context, inv *invocation) (any, error) {
 			return historyCommand(c, inv, func(ctx context.Context, p *cdp.Page, wait cdp.WaitMode) (any, error) {
 				return p.GoHistory(ctx, -1, wait)
@@ -42,7 +42,7 @@ As back, the other way: no entry after the current one is no-history-entry (exit
 
 Examples:
   dtb back && dtb forward --jq '{url, title}'`,
-		Flags: withBrowserFlags(navWaitFlag()),
+		Flags: pageFlags(navWaitFlag()),
 		Action: action(noArgs(func(c *cli.Context, inv *invocation) (any, error) {
 			return historyCommand(c, inv, func(ctx context.Context, p *cdp.Page, wait cdp.WaitMode) (any, error) {
 				return p.GoHistory(ctx, 1, wait)
@@ -63,7 +63,7 @@ reloaded (not-owned, exit 6).
 Examples:
   dtb reload --jq .status
   dtb reload --hard && dtb console --fail-on error`,
-		Flags: withBrowserFlags(
+		Flags: pageFlags(
 			&cli.BoolFlag{Name: "hard", Usage: "bypass the cache"},
 			navWaitFlag(),
 		),

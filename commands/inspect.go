@@ -47,7 +47,7 @@ Examples:
   dtb inspect
   dtb inspect --within 'Walnut Desk Lamp'
   dtb inspect --full --jq '.items[] | select(.role=="button") | .ref'`,
-		Flags: withBrowserFlags(
+		Flags: pageFlags(
 			&cli.StringFlag{Name: "in", Usage: "only inside the element `SELECTOR` (CSS) or @eN"},
 			&cli.StringFlag{Name: "within", Usage: "only inside the smallest card, row or section that shows `TEXT`"},
 			&cli.BoolFlag{Name: "boxes", Usage: "add each element's box (@x,y,wxh, viewport CSS px) to its line"},

@@ -46,13 +46,7 @@ func TestInteractCLI(t *testing.T) {
 	})
 
 	testbrowser.Need(t, testbrowser.Find().Preferred(), "Chromium")
-	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "testdata", "interact"))))
-	defer srv.Close()
-	defer func() {
-		pid := browserPID(e)
-		e.Run(t, "browser", "stop")
-		testbrowser.Kill(pid)
-	}()
+	srv := interactServer(t, e)
 
 	e.Run(t, "open", srv.URL+"/cards.html").Exit(t, 0)
 	t.Run("inspect", func(t *testing.T) {
@@ -151,4 +145,17 @@ func TestInteractCLI(t *testing.T) {
 			t.Fatalf("browser stop left %s: %v", uploads, err)
 		}
 	})
+}
+
+// interactServer serves testdata/interact on 127.0.0.1 until the test ends,
+// and then stops the default session's browser.
+func interactServer(t *testing.T, e *testbrowser.CLI) *httptest.Server {
+	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "testdata", "interact"))))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		pid := browserPID(e)
+		e.Run(t, "browser", "stop")
+		testbrowser.Kill(pid)
+	})
+	return srv
 }

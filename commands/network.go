@@ -36,7 +36,7 @@ Examples:
   dtb network --failed --jq '.requests[] | "\(.status) \(.url)"' -r
   dtb network --filter /api/ --jq '[.requests[] | {url, status, durationMs}]'
   dtb network --reload --hard --filter '/\.js$/'`,
-		Flags: withBrowserFlags(
+		Flags: pageFlags(
 			&cli.BoolFlag{Name: "failed", Usage: "list only failed requests (4xx, 5xx, network errors)"},
 			&cli.StringFlag{Name: "filter", Usage: "list only URLs containing `PATTERN`, or matching /REGEXP/"},
 			&cli.BoolFlag{Name: "fail-on-failed", Usage: "fail network-failures (exit 1) when a listed request failed"},

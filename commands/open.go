@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"context"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
@@ -24,7 +26,7 @@ Examples:
   dtb open http://127.0.0.1:8080 --jq .tab.alias
   dtb open example.com --workspace research
   dtb open localhost:5173/settings --current --wait domcontentloaded`,
-		Flags: withBrowserFlags(
+		Flags: pageFlags(
 			&cli.BoolFlag{Name: "current", Usage: "navigate the current tab instead of opening a new one"},
 			&cli.BoolFlag{Name: "incognito", Usage: "open in an incognito window/context (a workspace window's incognito-ness is fixed; a mismatch opens a new window that takes over the workspace)"},
 			navWaitFlag(),
@@ -56,8 +58,45 @@ Examples:
 				return nil, err
 			}
 			defer done()
-			res, err := sess.OpenURL(ctx, opts)
-			return res, timeoutOr(ctx, err)
+			return openWatched(ctx, c, inv, sess, opts)
 		}),
 	})
+}
+
+// openWatched opens under the dialog guard of the tab: a page that opens a
+// dialog while it loads ends the wait at once (the navigation happened) and
+// the dialog is reported, or answered by --dialog.
+func openWatched(ctx context.Context, c *cli.Context, inv *invocation, sess *cdp.Session, opts cdp.OpenOptions) (any, error) {
+	var g *dialogGuard
+	dctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	prepare := opts.Prepare
+	opts.Prepare = func(pctx context.Context, p *cdp.Page) error {
+		var err error
+		if g, err = guardDialogs(ctx, c, inv, sess, p, "", ""); err != nil {
+			return err
+		}
+		go func() {
+			select {
+			case <-g.w.Opened():
+				cancel()
+			case <-dctx.Done():
+			}
+		}()
+		if prepare != nil {
+			return prepare(pctx, p)
+		}
+		return nil
+	}
+	res, err := sess.OpenURL(dctx, opts)
+	if g == nil {
+		return res, timeoutOr(ctx, err)
+	}
+	if err != nil && g.w.Open() != nil {
+		// The navigation committed: its page opened the dialog while loading.
+		res = &cdp.OpenResult{Tab: cdp.TabRef{ID: g.page.ID, Alias: g.page.Alias}, URL: g.w.Open().URL, NewTab: !opts.Current && opts.Tab == ""}
+		err = nil
+	}
+	out, err := g.finish(ctx, res, err)
+	return out, timeoutOr(ctx, err)
 }

@@ -34,7 +34,7 @@ Examples:
   dtb pdf -r --jq .path
   dtb pdf --out invoice.pdf --paper a4 --background
   dtb pdf --landscape --pages 1-2 --margin 0 --jq .pages`,
-		Flags: withBrowserFlags(
+		Flags: pageFlags(
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write to `FILE` instead of the cache directory"},
 			&cli.StringFlag{Name: "paper", Value: "letter", Usage: "paper `SIZE`: " + cdp.PaperNames(), EnvVars: []string{"DTB_PDF_PAPER"}},
 			&cli.BoolFlag{Name: "landscape", Usage: "landscape orientation"},

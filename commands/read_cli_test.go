@@ -53,6 +53,31 @@ func TestReadCLI(t *testing.T) {
 		Status int
 	}
 
+	// A page that calls alert() and confirm() while it loads is read, not
+	// waited on: the dialogs are dismissed (or answered by --dialog) and listed
+	// in warnings; the page's own record says what confirm returned.
+	t.Run("dialogs while loading", func(t *testing.T) {
+		for _, c := range []struct {
+			args   []string
+			record string
+			answer string
+		}{
+			{nil, "The cookie question returned false.", "dismiss"},
+			{[]string{"--dialog", "accept"}, "The cookie question returned true.", "accept"},
+		} {
+			r := e.Run(t, append([]string{"extract", srv.URL + "/read/dialog-onload.html", "--include", "text"}, c.args...)...)
+			r.Exit(t, 0)
+			var d extractDoc
+			r.Decode(t, &d)
+			if !strings.Contains(d.Text, c.record) {
+				t.Errorf("%v: text %q lacks %q", c.args, d.Text, c.record)
+			}
+			w := strings.Join(d.Warnings, "\n")
+			if !strings.Contains(w, `alert dialog "Welcome to the shop!"`) || !strings.Contains(w, `confirm dialog "Accept the cookies?"`) || !strings.Contains(w, "dtb answered it: "+c.answer) {
+				t.Errorf("%v: warnings %q", c.args, d.Warnings)
+			}
+		}
+	})
 	t.Run("extract a URL", func(t *testing.T) {
 		r := e.Run(t, "extract", srv.URL+"/extract/article.html")
 		r.Exit(t, 0)

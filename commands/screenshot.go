@@ -45,7 +45,7 @@ Examples:
   dtb screenshot --clip 0,0,800,600 --format png --out shot.png
   dtb screenshot --element '#cart' -r --jq .path
   dtb screenshot --role dialog --padding 8 --format png`,
-		Flags: withBrowserFlags(append([]cli.Flag{
+		Flags: pageFlags(append([]cli.Flag{
 			&cli.BoolFlag{Name: "full", Usage: "capture the whole page, beyond the viewport"},
 			&cli.StringFlag{Name: "clip", Usage: "capture the rectangle `x,y,w,h` (CSS px, document coordinates)"},
 			&cli.StringFlag{Name: "format", Value: "jpeg", Usage: "`FORMAT`: jpeg or png", EnvVars: []string{"DTB_SCREENSHOT_FORMAT"}},

@@ -33,7 +33,7 @@ Examples:
   printf %s "$TOKEN" | dtb storage local set token --stdin
   dtb storage local remove cart --jq .removed
   dtb storage session clear --jq .count`,
-		Flags: withBrowserFlags(
+		Flags: pageFlags(
 			&cli.BoolFlag{Name: "stdin", Usage: "set: read VALUE from stdin (keeps it out of the process list)"},
 		),
 		Action: action(func(c *cli.Context, inv *invocation) (any, error) {

@@ -29,7 +29,7 @@ Examples:
   dtb wait --text 'Order placed' --timeout 10s
   dtb wait --css '.spinner' --gone
   dtb wait --url '*/checkout/*' --quiet 500ms`,
-		Flags: withBrowserFlags(append([]cli.Flag{
+		Flags: pageFlags(append([]cli.Flag{
 			&cli.BoolFlag{Name: "load", Usage: "the document has loaded (readyState complete)"},
 			&cli.BoolFlag{Name: "gone", Usage: "the located element is gone (no visible match)"},
 			&cli.StringFlag{Name: "url", Usage: "the URL contains `PATTERN` (or matches it as a glob with * and ?)"},

@@ -93,7 +93,7 @@ func TestMCPTools(t *testing.T) {
 	for _, tool := range list.Tools {
 		tools[tool.Name] = tool
 	}
-	for _, want := range []string{"open", "inspect", "click", "type", "eval", "state", "commands", "run", "screenshot", "browser_launch", "extract", "wait"} {
+	for _, want := range []string{"open", "inspect", "click", "type", "eval", "state", "commands", "run", "screenshot", "browser_launch", "extract", "wait", "dialog"} {
 		if tools[want] == nil {
 			t.Fatalf("no tool %q among %d tools", want, len(list.Tools))
 		}
@@ -154,6 +154,16 @@ func TestMCPTools(t *testing.T) {
 	if !slices.Contains(required("cookies_set"), any("value")) || !slices.Contains(required("storage"), any("area")) {
 		t.Errorf("required: cookies_set %v, storage %v", required("cookies_set"), required("storage"))
 	}
+	// dtb dialog: the answer is an optional argument, --text a string; the
+	// page commands carry the dialog policy.
+	if get(props("dialog"), "answer", "type") != "string" || get(props("dialog"), "text", "type") != "string" || slices.Contains(required("dialog"), any("answer")) {
+		t.Errorf("dialog's properties: %v, required %v", props("dialog"), required("dialog"))
+	}
+	for _, tool := range []string{"click", "eval", "extract", "type", "press"} {
+		if get(props(tool), "dialog", "type") != "string" {
+			t.Errorf("%s has no dialog argument: %v", tool, props(tool))
+		}
+	}
 	if got := get(props("run"), "input", "type"); got != "object" {
 		t.Errorf("run.input type = %v", got)
 	}
@@ -171,6 +181,16 @@ func TestMCPTools(t *testing.T) {
 	toolOK(t, cs, "click", map[string]any{"selector": "@" + ref})
 	if got := toolOK(t, cs, "eval", map[string]any{"expr": "window.mcpClicks"}); strings.TrimSpace(got) != "1" {
 		t.Errorf("the page counted %s clicks, want 1", got)
+	}
+
+	// A dialog answered through the tool's dialog argument; the page records
+	// what confirm returned.
+	toolOK(t, cs, "eval", map[string]any{"expr": "window.mcpConfirm = confirm('From MCP'), 1", "dialog": "accept"})
+	if got := toolOK(t, cs, "eval", map[string]any{"expr": "window.mcpConfirm"}); strings.TrimSpace(got) != "true" {
+		t.Errorf("confirm answered through MCP returned %s in the page", got)
+	}
+	if got := toolOK(t, cs, "dialog", map[string]any{"jq": ".open"}); strings.TrimSpace(got) != "false" {
+		t.Errorf("dialog tool: %s", got)
 	}
 
 	// Storage set through a tool is in the page's own storage.

@@ -15,12 +15,6 @@ import (
 //go:embed js/windowopen.js
 var windowOpenJS string
 
-// Workspace window geometry.
-const (
-	WorkspaceWidth  = 1280
-	WorkspaceHeight = 900
-)
-
 // OpenOptions configure Session.OpenURL.
 type OpenOptions struct {
 	URL       string
@@ -32,6 +26,9 @@ type OpenOptions struct {
 	// Prepare, when set, runs on the tab just before it navigates (e.g. to add a
 	// new-document script that must see the page's first node).
 	Prepare func(ctx context.Context, p *Page) error
+	// Keep leaves the tab's connection open in OpenResult.Page (the caller
+	// closes it): what Prepare started on it (a dialog watch) goes on.
+	Keep bool
 }
 
 // TabRef names a tab in results.
@@ -54,6 +51,10 @@ type OpenResult struct {
 	MimeType   string `json:"mimeType,omitempty"`
 	Timing     Timing `json:"timing"`
 	Navigation string `json:"navigation,omitempty"`
+	// Dialog is a dialog the page opened while it loaded.
+	Dialog *Dialog `json:"dialog,omitempty"`
+	// Page is the tab's connection with OpenOptions.Keep.
+	Page *Page `json:"-"`
 }
 
 // OpenURL opens a URL: in a new tab (the default), the current tab, an explicit
@@ -98,7 +99,11 @@ func (s *Session) OpenURL(ctx context.Context, o OpenOptions) (*OpenResult, erro
 		page, res.NewTab = p, true
 		res.Incognito = o.Incognito != nil && *o.Incognito
 	}
-	defer page.Close()
+	defer func() {
+		if res.Page == nil {
+			page.Close()
+		}
+	}()
 	if w := s.state.Workspaces[res.Workspace]; w != nil && res.Workspace != "" {
 		res.Window, res.Incognito = w.Window, w.Incognito
 	}
@@ -123,8 +128,14 @@ func (s *Session) OpenURL(ctx context.Context, o OpenOptions) (*OpenResult, erro
 		// when nothing changes.
 		s.touch(ctx, page.ID, true)
 	}
+	if o.Keep {
+		res.Page = page
+	}
 	return res, nil
 }
+
+// SetDialog reports a dialog the page opened while it loaded.
+func (r *OpenResult) SetDialog(d *Dialog) { r.Dialog = d }
 
 func tabName(id, alias string) string {
 	if alias != "" {
@@ -138,7 +149,7 @@ func tabName(id, alias string) string {
 func (s *Session) plainNewTab(ctx context.Context, incognito bool) (*Page, error) {
 	var t *TargetInfo
 	b := s.fastBrowser()
-	if b != nil && b.Endpoint != "" && !incognito {
+	if b != nil && b.Endpoint != "" && !incognito && !s.sizeTabs(b) {
 		// Hot path: the remembered browser's discovery endpoint, no check first;
 		// any failure falls back to the checked path below.
 		var ti TargetInfo
@@ -212,7 +223,7 @@ func (s *Session) windowOf(ctx context.Context, id string) int {
 }
 
 // workspaceTab returns a new owned tab in the workspace's window: the window is
-// created (unfocused, 1280×900, incognito on request) on first use, or when an
+// created (unfocused, sized for the viewport, 1280×900 by default, incognito on request) on first use, or when an
 // explicit incognito value does not match the existing window, in which case
 // the new window takes over the workspace.
 func (s *Session) workspaceTab(ctx context.Context, name string, incognito *bool) (*Page, bool, error) {
@@ -273,7 +284,7 @@ func (s *Session) workspaceTab(ctx context.Context, name string, incognito *bool
 			return nil, false, err
 		}
 	}
-	t, err := s.NewTab(ctx, NewTabOptions{NewWindow: true, BrowserContext: bctx, Width: WorkspaceWidth, Height: WorkspaceHeight})
+	t, err := s.NewTab(ctx, NewTabOptions{NewWindow: true, BrowserContext: bctx})
 	if err != nil {
 		return nil, false, err
 	}

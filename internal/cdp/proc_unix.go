@@ -77,13 +77,22 @@ func browserProcs(group int, profile string) (pids []int, ok bool) {
 		}
 		s := string(stat)
 		i := strings.LastIndexByte(s, ')')
-		if i < 0 || i+2 >= len(s) || s[i+2] == 'Z' {
+		if i < 0 || i+2 >= len(s) {
 			continue
 		}
 		f := strings.Fields(s[i+2:]) // state ppid pgrp …
 		pgrp := 0
 		if len(f) > 2 {
 			pgrp, _ = strconv.Atoi(f[2])
+		}
+		if s[i+2] == 'Z' {
+			// A zombie leader whose other threads still run (a utility
+			// process flushing its disk cache as it exits) still writes to
+			// the profile: it counts until its last thread ends.
+			if group > 0 && pgrp == group && liveThreads(e.Name()) {
+				pids = append(pids, pid)
+			}
+			continue
 		}
 		cmd, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
 		if profile != "" && namesArg(cmd, flag) {
@@ -105,6 +114,12 @@ func browserProcs(group int, profile string) (pids []int, ok bool) {
 		pids = append(pids, members...)
 	}
 	return pids, true
+}
+
+// liveThreads reports whether process pid has a thread besides its leader.
+func liveThreads(pid string) bool {
+	tasks, err := os.ReadDir("/proc/" + pid + "/task")
+	return err == nil && len(tasks) > 1
 }
 
 // namesArg reports whether the NUL-separated command line has the argument arg.

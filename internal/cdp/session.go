@@ -1,12 +1,14 @@
 package cdp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -27,7 +29,8 @@ type Config struct {
 	Headed         bool          // launch with a window (needs a full browser)
 	Chrome         string        // --chrome PATH / DTB_CHROME
 	UserDataDir    string        // profile for a launch; "" for a temporary one
-	WindowSize     string        // WxH for a launch
+	WindowSize     string        // WxH window for a launch (dtb browser launch --window-size)
+	Viewport       string        // --viewport WxH of the tabs dtb opens; "" for DefaultViewport
 	// Warn receives warnings (e.g. a dead browser replaced); nil drops them.
 	Warn func(reason, message string, details map[string]any)
 }
@@ -233,6 +236,13 @@ func (s *Session) Browser(ctx context.Context) (*BrowserInfo, error) {
 		// The launch's own first tab is dtb's. The DevTools port can answer before
 		// Chrome has made that tab, so give it a moment to appear.
 		if pages, err := firstPages(ctx, info.Endpoint); err == nil {
+			if len(pages) > 0 && s.cfg.WindowSize == "" {
+				if old := pages[0].ID; s.fitLaunched(ctx, info, old, s.viewport()) {
+					if again, err := firstPages(ctx, info.Endpoint); err == nil {
+						pages = slices.DeleteFunc(again, func(p TargetInfo) bool { return p.ID == old })
+					}
+				}
+			}
 			now := time.Now().UTC()
 			for _, p := range pages {
 				st.Own(p.ID, "", "", now)
@@ -264,7 +274,7 @@ func (s *Session) launch(ctx context.Context) (*BrowserInfo, error) {
 		Binary:      bin,
 		Headed:      s.cfg.Headed,
 		UserDataDir: s.cfg.UserDataDir,
-		WindowSize:  s.cfg.WindowSize,
+		WindowSize:  cmp.Or(s.cfg.WindowSize, s.viewport().String()),
 		LogPath:     filepath.Join(filepath.Dir(s.st.path), s.cfg.Session+".browser.log"),
 		Timeout:     s.cfg.ConnectTimeout,
 		Session:     s.cfg.Session,

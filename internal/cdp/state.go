@@ -36,6 +36,7 @@ type State struct {
 	Tabs         map[string]*OwnedTab       `json:"tabs,omitempty"`       // owned tabs by target id
 	Workspaces   map[string]*Workspace      `json:"workspaces,omitempty"` // by name
 	Contexts     []string                   `json:"contexts,omitempty"`   // incognito browser contexts dtb created
+	Dialogs      map[string]*TabDialog      `json:"dialogs,omitempty"`    // by target id: a dialog left open, an armed answer
 	Refs         json.RawMessage            `json:"refs,omitempty"`
 	Ext          map[string]json.RawMessage `json:"ext,omitempty"`
 	UpdatedAt    time.Time                  `json:"updatedAt"`
@@ -67,6 +68,10 @@ type BrowserInfo struct {
 	TempProfile bool      `json:"tempProfile,omitempty"`
 	Version     string    `json:"version,omitempty"`
 	StartedAt   time.Time `json:"startedAt"`
+	// Viewport is the viewport (WxH) the windows of a launched browser give
+	// its tabs; Frame the width and height its window adds around it.
+	Viewport string `json:"viewport,omitempty"`
+	Frame    [2]int `json:"frame,omitempty"`
 }
 
 // OwnedTab is the bookkeeping of a tab dtb created.
@@ -76,6 +81,14 @@ type OwnedTab struct {
 	BrowserContext string    `json:"browserContext,omitempty"`
 	Created        time.Time `json:"created"`
 	LastUse        time.Time `json:"lastUse"`
+}
+
+// TabDialog is what the session knows of a tab's dialogs: one an earlier
+// command left open, and an answer armed for the next one (dtb dialog
+// accept|dismiss with no dialog open).
+type TabDialog struct {
+	Open  *Dialog       `json:"open,omitempty"`
+	Armed *DialogPolicy `json:"armed,omitempty"`
 }
 
 // Workspace is a named window dtb created and keeps tabs in.
@@ -126,6 +139,7 @@ func (s *State) Own(id, workspace, browserContext string, now time.Time) *OwnedT
 // retired: the counter never goes back).
 func (s *State) Forget(id string) {
 	delete(s.Tabs, id)
+	delete(s.Dialogs, id)
 	for a, t := range s.Aliases {
 		if t == id {
 			delete(s.Aliases, a)
@@ -173,6 +187,7 @@ func (s *State) resetBrowser(b *BrowserInfo) {
 	s.Workspaces = nil
 	s.Contexts = nil
 	s.Refs = nil
+	s.Dialogs = nil
 }
 
 // validSessionName: letters, digits, '.', '_' and '-', starting with a letter or

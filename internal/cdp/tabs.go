@@ -392,7 +392,7 @@ func (s *Session) attach(ctx context.Context, b *BrowserInfo, id string) (*Page,
 // NewTabOptions configure NewTab.
 type NewTabOptions struct {
 	URL            string // initial URL; "" for about:blank
-	NewWindow      bool   // a new window (workspace), 1280×900, unfocused
+	NewWindow      bool   // a new window (workspace), unfocused, sized for the viewport
 	BrowserContext string // an incognito browser context
 	Width, Height  int    // window size with NewWindow
 }
@@ -408,6 +408,15 @@ func (s *Session) NewTab(ctx context.Context, o NewTabOptions) (*TargetInfo, err
 	u := o.URL
 	if u == "" {
 		u = "about:blank"
+	}
+	if !o.NewWindow && s.sizeTabs(b) {
+		// The browser's windows do not give the viewport asked for: the tab
+		// gets a window of its own, sized for it (the headless shell sizes
+		// the tab itself). No emulation: it would end with dtb's connection.
+		o.NewWindow = true
+	}
+	if o.NewWindow && o.Width == 0 {
+		o.Width, o.Height = windowFor(b, s.viewport())
 	}
 	if b.Endpoint != "" && !o.NewWindow && o.BrowserContext == "" {
 		var t TargetInfo

@@ -53,6 +53,7 @@ var reasonExit = map[string]int{
 	"cookie-rejected":                  ExitFailed,
 	"pdf-unavailable":                  ExitFailed,
 	"not-dropped":                      ExitFailed,
+	"dialog-stale":                     ExitFailed,
 	"no-history-entry":                 ExitNotFound,
 	"no-such-key":                      ExitNotFound,
 	"no-such-cookie":                   ExitNotFound,
@@ -77,8 +78,9 @@ var reasonExit = map[string]int{
 	"no-such-instance":  ExitNotFound,
 	"no-such-reporter":  ExitNotFound,
 	// 4: timeout
-	"timeout":   ExitTimeout,
-	"page-busy": ExitTimeout,
+	"timeout":           ExitTimeout,
+	"page-busy":         ExitTimeout,
+	"page-unresponsive": ExitTimeout,
 	// 5: not connected
 	"no-page-connected":    ExitNotConnect,
 	"relay-unreachable":    ExitNotConnect,
@@ -99,6 +101,7 @@ var reasonExit = map[string]int{
 	"refused":           ExitRefused,
 	"session-conflict":  ExitRefused,
 	"port-in-use":       ExitRefused,
+	"dialog-open":       ExitRefused,
 	// 7: ambiguous
 	"ambiguous-instance":  ExitAmbiguous,
 	"ambiguous-match":     ExitAmbiguous,

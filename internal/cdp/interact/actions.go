@@ -91,6 +91,9 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
+// SetDialog reports the dialog the action opened.
+func (r *Result) SetDialog(d *cdp.Dialog) { r.set("dialog", d) }
+
 func (r *Result) set(k string, v any) {
 	if r.Facts == nil {
 		r.Facts = map[string]any{}
@@ -106,6 +109,9 @@ type ClickOptions struct {
 	Force     bool   // skip the covered check
 	Mode      InputMode
 	Settle    Settle
+	// chooser: the file-chooser interception of an Upload that clicks; nil
+	// for a plain click, which intercepts (and reports) on its own.
+	chooser *chooserWatch
 }
 
 var buttons = map[string]struct {
@@ -152,11 +158,24 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 	}
 	out, err := p.act(ctx, loc, needVisible, a)
 	if err != nil {
+		if o.Mode == InputDOM {
+			// The synthetic click ran the page's handler, which opened a dialog.
+			return dialogCut(ctx, err, &Result{Action: kind, Facts: map[string]any{"input": string(o.Mode)}}, start)
+		}
 		return nil, err
 	}
 	var pt struct{ X, Y float64 }
 	json.Unmarshal(out.act, &pt)
 	res := &Result{Action: kind, Element: out.Element}
+	if kind == "click" && o.chooser == nil {
+		// A click that opens a file chooser says so; intercepted, no native
+		// dialog is left waiting.
+		cw, err := p.watchChooser(ctx, out.frame.sess)
+		if err != nil {
+			return nil, err
+		}
+		defer func() { p.reportChooser(ctx, cw, loc, res) }()
+	}
 	res.set("point", []int{round(pt.X), round(pt.Y)})
 	res.set("input", string(o.Mode))
 	if o.Mode != InputDOM {
@@ -173,7 +192,7 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 			}
 		}
 		if err := p.tab.Pipeline(ctx, cmds...); err != nil {
-			return nil, wrapCDP(ctx, err)
+			return dialogCut(ctx, wrapCDP(ctx, err), res, start)
 		}
 	}
 	if kind == "click" {
@@ -186,6 +205,18 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 	}
 	res.After = w.settle(ctx, o.Settle, start)
 	return res, nil
+}
+
+// dialogCut ends an action whose input opened a dialog that was left open
+// (the policy of the command's dialog watch): the input reached the page and
+// the dialog is its effect, so the action succeeded; the page is blocked, so
+// nothing more is read from it.
+func dialogCut(ctx context.Context, err error, res *Result, start time.Time) (*Result, error) {
+	if err != nil && cdp.LeftOpen(ctx) {
+		res.After = &After{Ms: time.Since(start).Milliseconds()}
+		return res, nil
+	}
+	return nil, err
 }
 
 func (p *Page) mouse(ctx context.Context, typ string, x, y float64, button string, buttonsMask, count, mods int) error {
@@ -270,7 +301,7 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 		}
 		if !f.ByValue {
 			if err := p.insert(ctx, text, o, f); err != nil {
-				return nil, err
+				return dialogCut(ctx, err, res, start)
 			}
 		}
 		if !f.Field {
@@ -284,7 +315,7 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 				want = *f.Before + text + f.After
 			}
 			if err := p.readBack(ctx, out, field.ObjectID, want, f.CE, f.Loose, res); err != nil {
-				return nil, err
+				return dialogCut(ctx, err, res, start)
 			}
 		}
 		if f.ByValue {
@@ -301,7 +332,8 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 			return nil, err
 		}
 		if err := p.press(ctx, Chord{Key: keyEvent("Enter")}); err != nil {
-			return nil, err
+			res.set("submitted", true)
+			return dialogCut(ctx, err, res, start)
 		}
 		res.set("submitted", true)
 	}
@@ -468,7 +500,8 @@ func (p *Page) Press(ctx context.Context, loc Locator, key string, settle Settle
 		return nil, err
 	}
 	if err := p.press(ctx, c); err != nil {
-		return nil, err
+		res.set("key", c.String())
+		return dialogCut(ctx, err, res, start)
 	}
 	res.set("key", c.String())
 	if m := c.Modifiers(); m != 0 {

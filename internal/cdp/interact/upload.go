@@ -6,7 +6,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
 )
 
@@ -67,37 +66,12 @@ func (p *Page) Upload(ctx context.Context, loc Locator, paths []string, settle S
 		res.set("via", "input")
 	} else {
 		// A button that opens a file chooser: intercept it and answer it.
-		var chooser struct {
-			BackendNodeID int64  `json:"backendNodeId"`
-			Mode          string `json:"mode"`
+		cw, err := p.watchChooser(ctx, out.frame.sess)
+		if err != nil {
+			return nil, err
 		}
-		sessions := []*cdp.Page{p.tab}
-		if s := out.frame.sess; s != p.tab {
-			sessions = append(sessions, s)
-		}
-		type opened struct {
-			sess   *cdp.Page
-			params json.RawMessage
-		}
-		got := make(chan opened, 2)
-		for _, s := range sessions {
-			ch, stop := s.Events("Page.fileChooserOpened")
-			defer stop()
-			go func(s *cdp.Page) {
-				for ev := range ch {
-					got <- opened{s, ev.Params}
-					return
-				}
-			}(s)
-			if s != p.tab {
-				s.Call(ctx, "Page.enable", nil, nil)
-			}
-			if err := s.Call(ctx, "Page.setInterceptFileChooserDialog", map[string]any{"enabled": true}, nil); err != nil {
-				return nil, wrapCDP(ctx, err)
-			}
-			defer s.Call(context.WithoutCancel(ctx), "Page.setInterceptFileChooserDialog", map[string]any{"enabled": false}, nil)
-		}
-		click, err := p.Click(ctx, loc, ClickOptions{Settle: Settle{Quiet: 0, Cap: 1}})
+		defer cw.stop(ctx)
+		click, err := p.Click(ctx, loc, ClickOptions{Settle: Settle{Quiet: 0, Cap: 1}, chooser: cw})
 		if err != nil {
 			return nil, err
 		}
@@ -108,26 +82,25 @@ func (p *Page) Upload(ctx context.Context, loc Locator, paths []string, settle S
 		}
 		timer := time.NewTimer(wait)
 		defer timer.Stop()
-		var op opened
+		var op chooserOpened
 		select {
-		case op = <-got:
+		case op = <-cw.got:
 		case <-timer.C:
 			return nil, output.Errorf("upload-failed", "clicking %s opened no file chooser; locate the file input itself (e.g. --css 'input[type=file]')", describeEl(click.Element)).With("element", click.Element)
 		case <-ctx.Done():
 			return nil, output.Wrap("timeout", ctx.Err(), "waiting for the file chooser")
 		}
-		json.Unmarshal(op.params, &chooser)
-		if chooser.Mode == "selectSingle" && len(files) > 1 {
+		if op.Mode == "selectSingle" && len(files) > 1 {
 			return nil, output.Usage("the file chooser of %s takes one file, got %d", describeEl(click.Element), len(files))
 		}
 		sess = op.sess
-		if err := sess.Call(ctx, "DOM.setFileInputFiles", map[string]any{"files": canon, "backendNodeId": chooser.BackendNodeID}, nil); err != nil {
+		if err := sess.Call(ctx, "DOM.setFileInputFiles", map[string]any{"files": canon, "backendNodeId": op.BackendNodeID}, nil); err != nil {
 			return nil, output.Wrap("upload-failed", err, "setting the files")
 		}
 		var r struct {
 			Object remote `json:"object"`
 		}
-		if err := sess.Call(ctx, "DOM.resolveNode", map[string]any{"backendNodeId": chooser.BackendNodeID}, &r); err != nil {
+		if err := sess.Call(ctx, "DOM.resolveNode", map[string]any{"backendNodeId": op.BackendNodeID}, &r); err != nil {
 			return nil, wrapCDP(ctx, err)
 		}
 		inputObj = r.Object.ObjectID

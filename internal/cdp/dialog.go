@@ -1,0 +1,254 @@
+package cdp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dtb-cli/dtb/internal/output"
+)
+
+// Dialog is a JavaScript dialog (alert, confirm, prompt, beforeunload) a page
+// opened, and what dtb did with it.
+type Dialog struct {
+	Type          string `json:"type"`
+	Message       string `json:"message"`
+	DefaultPrompt string `json:"defaultPrompt"`
+	URL           string `json:"url,omitempty"`
+	// Answer is how dtb answered it (accept or dismiss); "" when it was left
+	// open.
+	Answer string `json:"answer,omitempty"`
+	// Text is the text a prompt was accepted with.
+	Text string `json:"text,omitempty"`
+	// Open: the dialog was still open when the command ended.
+	Open bool `json:"open"`
+	// By says who answered: "policy" (--dialog), "armed" (dtb dialog before
+	// it opened), "read" (extract's dismiss-while-reading).
+	By string `json:"by,omitempty"`
+	// Browser: the browser keeps the dialog open after dtb detaches (Chrome
+	// and Chromium do; the headless shell dismisses it when dtb detaches).
+	Browser bool `json:"-"`
+}
+
+// DialogPolicy says how dialogs are answered: Answer "accept" or "dismiss",
+// or "" to leave them open (and report them).
+type DialogPolicy struct {
+	Answer string `json:"answer"`
+	Text   string `json:"text,omitempty"`
+	// By is recorded in Dialog.By when the policy answers.
+	By string `json:"-"`
+	// Once: the policy answers one dialog only (an armed answer).
+	Once bool `json:"-"`
+}
+
+// ParseDialogAnswer validates --dialog (and dtb dialog's verb).
+func ParseDialogAnswer(s string) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "":
+		return "", nil
+	case "accept":
+		return "accept", nil
+	case "dismiss":
+		return "dismiss", nil
+	}
+	return "", output.Usage("--dialog must be accept or dismiss, not %q", s)
+}
+
+// DialogOpenError is the dialog-open refusal of a command that met an open
+// dialog: the page cannot run anything until it is answered.
+func DialogOpenError(d *Dialog) *output.Error {
+	e := output.Errorf("dialog-open", "the page has an open %s dialog %q: it blocks the page until answered; run the action again with --dialog accept|dismiss (or arm the answer first with 'dtb dialog accept|dismiss')", d.Type, d.Message).
+		With("dialog", d)
+	return e
+}
+
+// DialogWatch follows the dialogs a tab opens while a command runs and
+// answers them by its policy.
+type DialogWatch struct {
+	page   *Page
+	stop   func()
+	mu     sync.Mutex
+	policy DialogPolicy
+	seen   []*Dialog
+	opened chan struct{} // closed when a dialog is left open
+	once   sync.Once
+	done   chan struct{}
+}
+
+// WatchDialogs subscribes to the tab's dialogs and enables the Page domain
+// (without waiting for its answer: a tab whose dialog is already open answers
+// it only once the dialog closes). The browser handles a tab's commands in
+// order, so every command sent after this one sees dialogs reported.
+func (p *Page) WatchDialogs(ctx context.Context, policy DialogPolicy) *DialogWatch {
+	ch, stop := p.Events("Page.javascriptDialogOpening")
+	w := &DialogWatch{page: p, stop: stop, policy: policy, opened: make(chan struct{}), done: make(chan struct{})}
+	if wait, err := p.conn.send(ctx, p.sessionID, "Page.enable", nil); err == nil {
+		go wait(nil)
+	}
+	go func() {
+		defer close(w.done)
+		for ev := range ch {
+			w.handle(ctx, ev.Params)
+		}
+	}()
+	return w
+}
+
+func (w *DialogWatch) handle(ctx context.Context, params json.RawMessage) {
+	var e struct {
+		URL               string `json:"url"`
+		Message           string `json:"message"`
+		Type              string `json:"type"`
+		DefaultPrompt     string `json:"defaultPrompt"`
+		HasBrowserHandler bool   `json:"hasBrowserHandler"`
+	}
+	json.Unmarshal(params, &e)
+	d := &Dialog{Type: e.Type, Message: e.Message, DefaultPrompt: e.DefaultPrompt, URL: e.URL, Browser: e.HasBrowserHandler}
+	w.mu.Lock()
+	pol := w.policy
+	if pol.Once {
+		w.policy = DialogPolicy{}
+	}
+	w.seen = append(w.seen, d)
+	w.mu.Unlock()
+	if pol.Answer != "" {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		params := map[string]any{"accept": pol.Answer == "accept"}
+		if pol.Answer == "accept" && d.Type == "prompt" {
+			text := pol.Text
+			if text == "" {
+				text = d.DefaultPrompt
+			}
+			params["promptText"] = text
+			d.Text = text
+		}
+		if err := w.page.Call(cctx, "Page.handleJavaScriptDialog", params, nil); err == nil {
+			w.mu.Lock()
+			d.Answer, d.By = pol.Answer, pol.By
+			w.mu.Unlock()
+			return
+		}
+	}
+	w.mu.Lock()
+	d.Open = true
+	w.mu.Unlock()
+	w.once.Do(func() { close(w.opened) })
+}
+
+// Opened is closed when a dialog opens and is left open.
+func (w *DialogWatch) Opened() <-chan struct{} { return w.opened }
+
+// Open is the dialog left open, or nil.
+func (w *DialogWatch) Open() *Dialog {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, d := range w.seen {
+		if d.Open {
+			c := *d
+			return &c
+		}
+	}
+	return nil
+}
+
+// Seen is every dialog of the command so far, in order.
+func (w *DialogWatch) Seen() []Dialog {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]Dialog, len(w.seen))
+	for i, d := range w.seen {
+		out[i] = *d
+	}
+	return out
+}
+
+// Last is the newest dialog of the command, or nil.
+func (w *DialogWatch) Last() *Dialog {
+	s := w.Seen()
+	if len(s) == 0 {
+		return nil
+	}
+	return &s[len(s)-1]
+}
+
+// Context is ctx ended (with DialogOpenError as its cause) as soon as a dialog
+// is left open: every call still waiting on the blocked page returns.
+func (w *DialogWatch) Context(ctx context.Context) (context.Context, context.CancelFunc) {
+	cctx, cancel := context.WithCancelCause(context.WithValue(ctx, dialogWatchKey{}, w))
+	go func() {
+		select {
+		case <-w.opened:
+			cancel(DialogOpenError(w.Open()))
+		case <-cctx.Done():
+		}
+	}()
+	return cctx, func() { cancel(context.Canceled) }
+}
+
+type dialogWatchKey struct{}
+
+// DialogsOf is the dialog watch of a context made by DialogWatch.Context, or
+// nil.
+func DialogsOf(ctx context.Context) *DialogWatch {
+	w, _ := ctx.Value(dialogWatchKey{}).(*DialogWatch)
+	return w
+}
+
+// LeftOpen reports whether a dialog the watch of ctx follows was left open:
+// the page is blocked on it, and an input that opened it has reached it.
+func LeftOpen(ctx context.Context) bool {
+	w := DialogsOf(ctx)
+	return w != nil && w.Open() != nil
+}
+
+// Stop ends the watch.
+func (w *DialogWatch) Stop() {
+	w.stop()
+	<-w.done
+}
+
+// Answer answers the tab's open dialog now (Page.handleJavaScriptDialog).
+func (w *DialogWatch) Answer(ctx context.Context, answer, text string) (*Dialog, error) {
+	d := w.Open()
+	if d == nil {
+		return nil, errors.New("no dialog open")
+	}
+	params := map[string]any{"accept": answer == "accept"}
+	if answer == "accept" && d.Type == "prompt" {
+		if text == "" {
+			text = d.DefaultPrompt
+		}
+		params["promptText"] = text
+		d.Text = text
+	}
+	if err := w.page.Call(ctx, "Page.handleJavaScriptDialog", params, nil); err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	for _, x := range w.seen {
+		if x.Open {
+			x.Open, x.Answer, x.Text = false, answer, d.Text
+		}
+	}
+	w.mu.Unlock()
+	d.Open, d.Answer = false, answer
+	return d, nil
+}
+
+// Responsive reports whether the tab's main thread answers a trivial
+// evaluation within wait (false: a dialog or a busy script blocks it).
+func (p *Page) Responsive(ctx context.Context, wait time.Duration) bool {
+	cctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	err := p.Call(cctx, "Runtime.evaluate", map[string]any{"expression": "1", "returnByValue": true}, nil)
+	return err == nil || cctx.Err() == nil
+}
+
+// PageUnresponsive is the error of a command whose tab stopped answering.
+func PageUnresponsive(p *Page, cause error) *output.Error {
+	return output.Errorf("page-unresponsive", "the tab %s does not answer (%v): its main thread is blocked by a long-running script, or by a dialog that opened while no dtb command watched the tab", tabName(p.ID, p.Alias), cause).With("tab", p.ID)
+}
