@@ -21,6 +21,7 @@ func open(t *testing.T, name string) (*Page, *cdp.Page, context.Context) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
 	p := New(tab, tab.ID)
+	p.UploadDir = t.TempDir() // as the CLI gives the session's; never the shared fallback
 	t.Cleanup(p.Close)
 	return p, tab, ctx
 }
