@@ -23,7 +23,10 @@ failed and failure (net::ERR_… or "HTTP 404 (Not Found)"), and "source": timin
 for fetch/XHR), log (a failed load only Chrome's log names) or live (seen while
 watching). The requests of the current document count, from before this command
 ran; see docs/ci.md for the limits (the 250-entry timing buffer, methods,
-requests of earlier documents).
+requests of earlier documents). A cross-origin request whose outcome the browser
+hides from those records (a no-cors image or script answered 404) is listed
+with "hidden": true and counted in "hidden": it is not known to have failed;
+--reload records its real status.
 
 --failed lists only 4xx, 5xx and network errors; --filter keeps URLs containing
 PATTERN (or matching /REGEXP/); --fail-on-failed fails network-failures (exit 1,

@@ -43,6 +43,11 @@ type Request struct {
 	// timing), log (the browser's log of failed loads only), live (seen
 	// while dtb watched: --wait, --reload).
 	Source string `json:"source"`
+	// Hidden: the browser keeps no outcome of this request for the page
+	// (cross-origin without Timing-Allow-Origin, and no failure logged: a
+	// no-cors 404 is not logged either), so failed:false means "not known
+	// to fail". --reload or --watch record it live.
+	Hidden bool `json:"hidden,omitempty"`
 
 	at time.Time
 }
@@ -70,6 +75,9 @@ type NetworkResult struct {
 	// as the browser keeps by default (250); later requests may be missing
 	// unless they failed (the log still names those).
 	TimingBufferFull bool `json:"timingBufferFull,omitempty"`
+	// Hidden counts the listed requests whose outcome the records hide
+	// (Request.Hidden): --fail-on-failed cannot judge them.
+	Hidden int `json:"hidden,omitempty"`
 }
 
 var (
@@ -116,6 +124,10 @@ func ReadNetwork(ctx context.Context, p *cdp.Page, o NetworkOptions) (*NetworkRe
 		}
 		if r.Failed {
 			res.Failed++
+		}
+		if r.Source == "timing" && r.Status == nil && !r.Failed {
+			r.Hidden = true
+			res.Hidden++
 		}
 		res.Requests = append(res.Requests, r)
 	}

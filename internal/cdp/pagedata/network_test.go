@@ -117,3 +117,39 @@ func closedURLFor(record []fetchRecord) string {
 	}
 	return ""
 }
+
+// TestNetworkHiddenCrossOrigin: a cross-origin image's 404 is in neither
+// resource timing (no Timing-Allow-Origin) nor the browser's log, so dtb
+// cannot call it failed from the records; it must say the outcome is hidden
+// rather than pass it as a success, and --reload records the real status.
+func TestNetworkHiddenCrossOrigin(t *testing.T) {
+	s := session(t)
+	first := openTab(t, s, fixture("network-crossorigin.html"))
+	var record map[string]string
+	evalJSON(t, first, "window.loaded.then(() => window.record)", &record)
+	first.Close()
+	missing := strings.Replace(fixture("__status__/404?xo"), "127.0.0.1", "localhost", 1)
+	if record[missing] != "error" {
+		t.Fatalf("fixture record: %v", record)
+	}
+	ctx := tctx(t)
+	p := connect(t, s, first.ID)
+	res, err := ReadNetwork(ctx, p, NetworkOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := findReq(res.Requests, missing, "")
+	if r == nil {
+		t.Fatalf("%s not listed: %+v", missing, res.Requests)
+	}
+	if !r.Failed && (!r.Hidden || res.Hidden < 1) {
+		t.Errorf("the page's image failed; dtb lists it as neither failed nor hidden: %+v (result hidden %d)", r, res.Hidden)
+	}
+	live, err := ReadNetwork(ctx, p, NetworkOptions{Reload: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := findReq(live.Requests, missing, ""); r == nil || !r.Failed || r.Status == nil || *r.Status != 404 || r.Hidden {
+		t.Errorf("recorded live, the cross-origin 404: %+v", r)
+	}
+}
