@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/cdp/cdptest"
 	"github.com/dtb-cli/dtb/internal/testbrowser"
 )
 
@@ -57,58 +57,21 @@ func runMain(m *testing.M) int {
 	return m.Run()
 }
 
-func tctx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+func tctx(t *testing.T) context.Context { return cdptest.Context(t) }
 
-// session is a dtb session attached to the shared browser; the tabs it opens
-// are closed at the end of the test.
+// session is a dtb session attached to the shared browser.
 func session(t *testing.T) *cdp.Session {
 	t.Helper()
 	bin := testbrowser.Find().Preferred()
 	testbrowser.Need(t, bin, "Chromium")
-	b := testbrowser.Shared(t, bin)
-	s, err := cdp.Open(context.Background(), cdp.Config{StateDir: t.TempDir(), CDP: b.Endpoint})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		for id := range s.State().Tabs {
-			s.CloseTab(ctx, id)
-		}
-		s.Close()
-	})
-	return s
+	return cdptest.Session(t, testbrowser.Shared(t, bin).Endpoint)
 }
 
 func fixture(path string) string { return fixtureBase + "/" + strings.TrimPrefix(path, "/") }
 
-// openTab opens url as `dtb open` does (a connection that ends when it
-// returns) and then connects to the tab anew, as a later dtb command does.
-func openTab(t *testing.T, s *cdp.Session, url string) *cdp.Page {
-	t.Helper()
-	ctx := tctx(t)
-	res, err := s.OpenURL(ctx, cdp.OpenOptions{URL: url, Wait: cdp.WaitLoad})
-	if err != nil {
-		t.Fatalf("open %s: %v", url, err)
-	}
-	return connect(t, s, res.Tab.ID)
-}
+func openTab(t *testing.T, s *cdp.Session, url string) *cdp.Page { return cdptest.OpenTab(t, s, url) }
 
-// connect is a new connection to the tab, as each dtb command makes.
-func connect(t *testing.T, s *cdp.Session, id string) *cdp.Page {
-	t.Helper()
-	p, err := s.Page(tctx(t), cdp.TabSelector{Tab: id})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
-	return p
-}
+func connect(t *testing.T, s *cdp.Session, id string) *cdp.Page { return cdptest.Connect(t, s, id) }
 
 // evalJSON evaluates expr in the tab and decodes its value into out.
 func evalJSON(t *testing.T, p *cdp.Page, expr string, out any) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/cdp/cdptest"
 	"github.com/dtb-cli/dtb/internal/testbrowser"
 )
 
@@ -85,47 +86,13 @@ func browser(t *testing.T, kind string) *testbrowser.Browser {
 	return testbrowser.Shared(t, binaries[kind])
 }
 
-func tctx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+func tctx(t *testing.T) context.Context { return cdptest.Context(t) }
 
-// session is a dtb session with its own state directory, attached to the
-// browser of kind; the tabs it opens are closed at the end of the test.
+// session is a dtb session attached to the browser of kind.
 func session(t *testing.T, kind string) *cdp.Session {
-	t.Helper()
-	b := browser(t, kind)
-	s, err := cdp.Open(context.Background(), cdp.Config{StateDir: t.TempDir(), CDP: b.Endpoint})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		for id := range s.State().Tabs {
-			s.CloseTab(ctx, id)
-		}
-		s.Close()
-	})
-	return s
+	return cdptest.Session(t, browser(t, kind).Endpoint)
 }
 
 func fixture(path string) string { return fixtureBase + "/" + strings.TrimPrefix(path, "/") }
 
-// openTab opens url in a new tab of s (dtb open: waits for load) and connects
-// to it.
-func openTab(t *testing.T, s *cdp.Session, url string) *cdp.Page {
-	t.Helper()
-	ctx := tctx(t)
-	res, err := s.OpenURL(ctx, cdp.OpenOptions{URL: url, Wait: cdp.WaitLoad})
-	if err != nil {
-		t.Fatalf("open %s: %v", url, err)
-	}
-	p, err := s.Page(ctx, cdp.TabSelector{Tab: res.Tab.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
-	return p
-}
+func openTab(t *testing.T, s *cdp.Session, url string) *cdp.Page { return cdptest.OpenTab(t, s, url) }
