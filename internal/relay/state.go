@@ -131,14 +131,7 @@ func (s *Server) slotOf(sn *snap) *slot {
 	return s.state.slots[cmp.Or(id, "anonymous")]
 }
 
-func (s *Server) connectedAny(now int64) bool {
-	for _, sl := range s.state.slots {
-		if s.live(sl, now) {
-			return true
-		}
-	}
-	return false
-}
+func (s *Server) connectedAny(now int64) bool { return s.liveReporters(now) > 0 }
 
 func (s *Server) liveReporters(now int64) int {
 	n := 0
