@@ -187,7 +187,7 @@ var reasonMeaning = map[string]string{
 	"full-page-screenshot-unavailable": "the browser cannot take a full-page screenshot of this page",
 	"unsupported-results-page":         "the search results page has a layout dtb cannot read",
 	"launch-failed":                    "the browser could not be started",
-	"listen-failed":                    "dtb relay could not listen on the address (in use, or not permitted)",
+	"listen-failed":                    "dtb relay could not listen on the address (not permitted, or no such local address; a taken port is `port-in-use`)",
 	"cdp-error":                        "the browser answered a DevTools Protocol call with an error",
 	"io-error":                         "reading or writing a local file failed",
 	"not-interactable":                 "the element cannot be clicked or typed into (hidden, disabled, zero-sized)",

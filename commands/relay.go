@@ -96,6 +96,6 @@ func relayStartError(err error) error {
 	if errors.As(err, &oe) {
 		return &output.Error{Reason: oe.Reason, Message: oe.Message, Cause: err}
 	}
-	// Anything else is the listen itself failing (port in use, permissions).
+	// Anything else is the listen itself failing (permissions, no such address; a taken port is port-in-use, an OptionError).
 	return output.Wrap("listen-failed", err, "cannot start the relay")
 }

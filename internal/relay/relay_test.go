@@ -766,6 +766,40 @@ func TestShutdownSaysWhetherPickedUp(t *testing.T) {
 	<-stopped
 }
 
+// Issue 10.5 / 11.3: the relay's own refresh probe is no caller's command, so a
+// shutdown does not wait for it. A page that took a probe and a command: the
+// probe is settled at once, the command alone gets the grace (and reports in it).
+func TestShutdownDoesNotWaitForAProbe(t *testing.T) {
+	rt := serveRelay(t, Options{TimeoutMs: 60000, LongPollMs: 4000, RefreshMs: DefaultRefreshMs})
+	rt.checkIn(body("tab-a", true, miniSnapshot, result("c0-0", "{}")))
+	held := rt.async("POST", "/__dev-toolbar/state", body("tab-a", true, ""))
+	rt.waitHeld(1)
+	get := rt.async("GET", "/__dev-toolbar/state?reporter=tab-a", "")
+	p := pending(t, recv(t, held, 2*time.Second))
+	if len(p) != 1 {
+		t.Fatalf("the held page was handed %v, want the probe", p)
+	}
+	if id, _ := p[0].get("id"); id != probeID {
+		t.Fatalf("the held page was handed %v, want the probe", p)
+	}
+	one := rt.async("POST", "/__dev-toolbar/commands/one?reporter=tab-a", "")
+	rt.waitQueued(2)
+	taken := pending(t, rt.checkIn(body("tab-a", true, "")))
+	if len(taken) != 1 {
+		t.Fatalf("tab-a took %v", taken)
+	}
+
+	stopped := make(chan struct{})
+	go func() { rt.stop(); close(stopped) }()
+	rt.waitQueued(1) // the probe is gone; the caller's command waits its grace
+	recv(t, get, 2*time.Second)
+	rt.checkIn(body("tab-a", true, "", result(tokenOf(taken[0]), `{"ok":true}`)))
+	if r := recv(t, one, time.Second); r.status != 200 {
+		t.Errorf("one: %d %s", r.status, r.raw)
+	}
+	<-stopped
+}
+
 func TestPanicIsMiddlewareError(t *testing.T) {
 	var logged []string
 	rt := newRelay(t, Options{Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})

@@ -131,14 +131,7 @@ func (s *Server) slotOf(sn *snap) *slot {
 	return s.state.slots[cmp.Or(id, "anonymous")]
 }
 
-func (s *Server) connectedAny(now int64) bool {
-	for _, sl := range s.state.slots {
-		if s.live(sl, now) {
-			return true
-		}
-	}
-	return false
-}
+func (s *Server) connectedAny(now int64) bool { return s.liveReporters(now) > 0 }
 
 func (s *Server) liveReporters(now int64) int {
 	n := 0
@@ -635,8 +628,8 @@ func serverClosing(waited int64, pickedUp bool) object {
 }
 
 // closeAll shuts the routes down in order: nothing more is handed out (commands
-// not yet picked up are answered 503 server-closing, pickedUp false, and held
-// check-ins are released with nothing), then the commands a page has taken get
+// not yet picked up are answered 503 server-closing, pickedUp false, the relay's
+// own probes are dropped, and held check-ins are released with nothing), then the commands a page has taken get
 // up to grace to report through the still-open listener, and whatever is left is
 // answered 503 server-closing, pickedUp true.
 func (s *Server) closeAll(grace time.Duration) {
@@ -645,7 +638,7 @@ func (s *Server) closeAll(grace time.Duration) {
 	st.closing = true
 	now := s.nowMs()
 	for i := 0; i < len(st.queue); {
-		if c := st.queue[i]; !c.pickedUp {
+		if c := st.queue[i]; !c.pickedUp || c.probe {
 			s.settle(c, reply{503, serverClosing(now-c.postedAt, false)})
 			continue
 		}

@@ -106,10 +106,13 @@ func (c *Client) discover(ctx context.Context, candidates []int, orig error) (*u
 	return nil, output.Errorf("ambiguous-relay", "no relay at %s, and relays answer on several loopback ports (%s): pick one with --relay or DTB_RELAY", c.base, strings.Join(names, ", ")).With("relays", names).With("triedPorts", tried)
 }
 
-// probe is true when GET base/__dev-toolbar/state answers as the relay does: its
-// JSON with a connection object, as a snapshot (200) or no-page-connected (503).
+// probe is true when GET base/__dev-toolbar/commands answers as the relay does:
+// its JSON with a connection object, as the registry (200) or no-page-connected
+// (503). Not GET /state: dtb relay answers that only once the page has sent a
+// fresh snapshot (--refresh-ms), so a slow or hung page would hide its relay, and
+// the snapshot can be megabytes; /commands never asks the page anything.
 func probe(ctx context.Context, hc *http.Client, base *url.URL) bool {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base.String()+Prefix+"/state", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base.String()+Prefix+"/commands", nil)
 	if err != nil {
 		return false
 	}
