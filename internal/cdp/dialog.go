@@ -85,9 +85,7 @@ type DialogWatch struct {
 func (p *Page) WatchDialogs(ctx context.Context, policy DialogPolicy) *DialogWatch {
 	ch, stop := p.Events("Page.javascriptDialogOpening")
 	w := &DialogWatch{page: p, stop: stop, policy: policy, opened: make(chan struct{}), done: make(chan struct{})}
-	if wait, err := p.conn.send(ctx, p.sessionID, "Page.enable", nil); err == nil {
-		go wait(nil)
-	}
+	p.Post(ctx, "Page.enable", nil)
 	go func() {
 		defer close(w.done)
 		for ev := range ch {
