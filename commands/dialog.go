@@ -195,6 +195,9 @@ func guardDialogs(ctx context.Context, c *cli.Context, inv *invocation, sess *cd
 	}
 	g := &dialogGuard{sess: sess, page: p, warn: inv.printer.Warn}
 	pol := cdp.DialogPolicy{Answer: answer, By: "policy"}
+	if answer == "" && readDefault != "" {
+		pol = cdp.DialogPolicy{Answer: readDefault, By: by}
+	}
 	if rec := sess.State().Dialogs[p.ID]; rec != nil {
 		if d := rec.Open; d != nil {
 			if !p.Responsive(ctx, probeWait) {
@@ -205,12 +208,12 @@ func guardDialogs(ctx context.Context, c *cli.Context, inv *invocation, sess *cd
 			clearDialog(ctx, sess, p.ID, false)
 		}
 		if a := rec.Armed; a != nil && answer == "" {
-			pol = cdp.DialogPolicy{Answer: a.Answer, Text: a.Text, By: "armed", Once: true}
+			// Spent on one dialog; later ones get the command's default (a
+			// read still dismisses them).
+			then := pol
+			pol = cdp.DialogPolicy{Answer: a.Answer, Text: a.Text, By: "armed", Once: true, Then: &then}
 			g.armed = true
 		}
-	}
-	if pol.Answer == "" && readDefault != "" {
-		pol = cdp.DialogPolicy{Answer: readDefault, By: by}
 	}
 	g.w = p.WatchDialogs(ctx, pol)
 	return g, nil

@@ -40,8 +40,10 @@ type DialogPolicy struct {
 	Text   string `json:"text,omitempty"`
 	// By is recorded in Dialog.By when the policy answers.
 	By string `json:"-"`
-	// Once: the policy answers one dialog only (an armed answer).
-	Once bool `json:"-"`
+	// Once: the policy answers one dialog only (an armed answer); Then is
+	// the policy after it (nil: dialogs are left open).
+	Once bool          `json:"-"`
+	Then *DialogPolicy `json:"-"`
 }
 
 // ParseDialogAnswer validates --dialog (and dtb dialog's verb).
@@ -109,6 +111,9 @@ func (w *DialogWatch) handle(ctx context.Context, params json.RawMessage) {
 	pol := w.policy
 	if pol.Once {
 		w.policy = DialogPolicy{}
+		if pol.Then != nil {
+			w.policy = *pol.Then
+		}
 	}
 	w.seen = append(w.seen, d)
 	w.mu.Unlock()
