@@ -115,15 +115,11 @@ func answerDialog(ctx context.Context, c *cli.Context, sess *cdp.Session, p *cdp
 	}
 	if res.Open || res.Blocked {
 		// Try anyway: a browser that lets a later connection answer would.
-		params := map[string]any{"accept": answer == "accept"}
-		if answer == "accept" {
-			params["promptText"] = c.String("text")
-		}
-		if err := p.Call(ctx, "Page.handleJavaScriptDialog", params, nil); err == nil {
+		if text, err := p.AnswerDialog(ctx, res.Dialog, answer, c.String("text")); err == nil {
 			clearDialog(ctx, sess, p.ID, false)
 			d := res.Dialog
 			if d != nil {
-				d.Open, d.Answer = false, answer
+				d.Open, d.Answer, d.Text = false, answer, text
 			}
 			return map[string]any{"tab": res.Tab, "answered": answer, "dialog": d}, nil
 		}
