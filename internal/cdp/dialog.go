@@ -117,7 +117,9 @@ func (w *DialogWatch) handle(ctx context.Context, params json.RawMessage) {
 	w.seen = append(w.seen, d)
 	w.mu.Unlock()
 	if pol.Answer != "" {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		// Within the command's deadline: a browser that does not answer must not
+		// hold the command past --timeout (the dialog then counts as open).
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
 		if text, err := w.page.AnswerDialog(cctx, d, pol.Answer, pol.Text); err == nil {
 			w.mu.Lock()
