@@ -306,6 +306,9 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 		}
 		if !f.ByValue {
 			if err := p.insert(ctx, text, o, f); err != nil {
+				// A dialog cut the typing short: what the field holds is
+				// not known (the page is blocked), so it is not claimed.
+				res.set("verified", false)
 				return dialogCut(ctx, err, res, start)
 			}
 		}
@@ -320,6 +323,7 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 				want = *f.Before + text + f.After
 			}
 			if err := p.readBack(ctx, out, field.ObjectID, want, f.CE, f.Loose, res); err != nil {
+				res.set("verified", false)
 				return dialogCut(ctx, err, res, start)
 			}
 		}
