@@ -115,15 +115,11 @@ func answerDialog(ctx context.Context, c *cli.Context, sess *cdp.Session, p *cdp
 	}
 	if res.Open || res.Blocked {
 		// Try anyway: a browser that lets a later connection answer would.
-		params := map[string]any{"accept": answer == "accept"}
-		if answer == "accept" {
-			params["promptText"] = c.String("text")
-		}
-		if err := p.Call(ctx, "Page.handleJavaScriptDialog", params, nil); err == nil {
+		if text, err := p.AnswerDialog(ctx, res.Dialog, answer, c.String("text")); err == nil {
 			clearDialog(ctx, sess, p.ID, false)
 			d := res.Dialog
 			if d != nil {
-				d.Open, d.Answer = false, answer
+				d.Open, d.Answer, d.Text = false, answer, text
 			}
 			return map[string]any{"tab": res.Tab, "answered": answer, "dialog": d}, nil
 		}
@@ -195,6 +191,9 @@ func guardDialogs(ctx context.Context, c *cli.Context, inv *invocation, sess *cd
 	}
 	g := &dialogGuard{sess: sess, page: p, warn: inv.printer.Warn}
 	pol := cdp.DialogPolicy{Answer: answer, By: "policy"}
+	if answer == "" && readDefault != "" {
+		pol = cdp.DialogPolicy{Answer: readDefault, By: by}
+	}
 	if rec := sess.State().Dialogs[p.ID]; rec != nil {
 		if d := rec.Open; d != nil {
 			if !p.Responsive(ctx, probeWait) {
@@ -205,12 +204,12 @@ func guardDialogs(ctx context.Context, c *cli.Context, inv *invocation, sess *cd
 			clearDialog(ctx, sess, p.ID, false)
 		}
 		if a := rec.Armed; a != nil && answer == "" {
-			pol = cdp.DialogPolicy{Answer: a.Answer, Text: a.Text, By: "armed", Once: true}
+			// Spent on one dialog; later ones get the command's default (a
+			// read still dismisses them).
+			then := pol
+			pol = cdp.DialogPolicy{Answer: a.Answer, Text: a.Text, By: "armed", Once: true, Then: &then}
 			g.armed = true
 		}
-	}
-	if pol.Answer == "" && readDefault != "" {
-		pol = cdp.DialogPolicy{Answer: readDefault, By: by}
 	}
 	g.w = p.WatchDialogs(ctx, pol)
 	return g, nil

@@ -169,7 +169,7 @@ var reasonMeaning = map[string]string{
 	"cookie-rejected":     "the browser refused the cookie (its value is never shown)",
 	"pdf-unavailable":     "this browser cannot print to PDF (a headed Chrome)",
 	"not-dropped":         "a drag ended without the drop reaching the target",
-	"dialog-open":         "the page shows a JavaScript dialog (alert, confirm, prompt, beforeunload) that blocks it; `dialog` gives its type and message; answer dialogs with --dialog accept|dismiss or an armed dtb dialog accept|dismiss",
+	"dialog-open":         "the page shows a JavaScript dialog (alert, confirm, prompt, beforeunload) that blocks it; `dialog` gives its type and message; answer them with --dialog accept (or dismiss), or arm an answer first with dtb dialog accept (or dismiss)",
 	"dialog-stale":        "the dialog opened during an earlier command and the browser lets no later connection answer it: reload or close the tab",
 	"page-unresponsive":   "the tab's main thread does not answer (a long-running script, or a dialog no dtb command saw open)",
 	"no-history-entry":    "the tab has no history entry to go back or forward to",
@@ -272,6 +272,9 @@ func outputMarkdown(t *testing.T) string {
 		if !ok {
 			t.Errorf("reason %q has no meaning in reasonMeaning (commands/docs_test.go): add one", r.Reason)
 			meaning = "(undocumented)"
+		}
+		if strings.Contains(meaning, "|") {
+			t.Errorf("reason %q: a | in its meaning splits the table's row", r.Reason)
 		}
 		fmt.Fprintf(&b, "| `%s` | %d | %s |\n", r.Reason, r.Exit, meaning)
 	}

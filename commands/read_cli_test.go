@@ -78,6 +78,22 @@ func TestReadCLI(t *testing.T) {
 			}
 		}
 	})
+	// An armed answer is spent on the first dialog: the read still
+	// dismisses the ones after it instead of being blocked by them.
+	t.Run("dialogs while loading, armed", func(t *testing.T) {
+		e.Run(t, "open", srv.URL+"/read/frames.html").Exit(t, 0)
+		e.Run(t, "dialog", "accept").Exit(t, 0)
+		r := e.Run(t, "extract", srv.URL+"/read/dialog-onload.html", "--current", "--include", "text")
+		r.Exit(t, 0)
+		var d extractDoc
+		r.Decode(t, &d)
+		if !strings.Contains(d.Text, "The cookie question returned false.") {
+			t.Errorf("text %q", d.Text)
+		}
+		if w := strings.Join(d.Warnings, "\n"); !strings.Contains(w, `"Welcome to the shop!" while it was read; dtb answered it: accept`) || !strings.Contains(w, `"Accept the cookies?" while it was read; dtb answered it: dismiss`) {
+			t.Errorf("warnings %q", d.Warnings)
+		}
+	})
 	t.Run("extract a URL", func(t *testing.T) {
 		r := e.Run(t, "extract", srv.URL+"/extract/article.html")
 		r.Exit(t, 0)

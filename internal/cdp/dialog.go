@@ -3,7 +3,6 @@ package cdp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -40,8 +39,10 @@ type DialogPolicy struct {
 	Text   string `json:"text,omitempty"`
 	// By is recorded in Dialog.By when the policy answers.
 	By string `json:"-"`
-	// Once: the policy answers one dialog only (an armed answer).
-	Once bool `json:"-"`
+	// Once: the policy answers one dialog only (an armed answer); Then is
+	// the policy after it (nil: dialogs are left open).
+	Once bool          `json:"-"`
+	Then *DialogPolicy `json:"-"`
 }
 
 // ParseDialogAnswer validates --dialog (and dtb dialog's verb).
@@ -85,9 +86,7 @@ type DialogWatch struct {
 func (p *Page) WatchDialogs(ctx context.Context, policy DialogPolicy) *DialogWatch {
 	ch, stop := p.Events("Page.javascriptDialogOpening")
 	w := &DialogWatch{page: p, stop: stop, policy: policy, opened: make(chan struct{}), done: make(chan struct{})}
-	if wait, err := p.conn.send(ctx, p.sessionID, "Page.enable", nil); err == nil {
-		go wait(nil)
-	}
+	p.Post(ctx, "Page.enable", nil)
 	go func() {
 		defer close(w.done)
 		for ev := range ch {
@@ -111,24 +110,20 @@ func (w *DialogWatch) handle(ctx context.Context, params json.RawMessage) {
 	pol := w.policy
 	if pol.Once {
 		w.policy = DialogPolicy{}
+		if pol.Then != nil {
+			w.policy = *pol.Then
+		}
 	}
 	w.seen = append(w.seen, d)
 	w.mu.Unlock()
 	if pol.Answer != "" {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		// Within the command's deadline: a browser that does not answer must not
+		// hold the command past --timeout (the dialog then counts as open).
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
-		params := map[string]any{"accept": pol.Answer == "accept"}
-		if pol.Answer == "accept" && d.Type == "prompt" {
-			text := pol.Text
-			if text == "" {
-				text = d.DefaultPrompt
-			}
-			params["promptText"] = text
-			d.Text = text
-		}
-		if err := w.page.Call(cctx, "Page.handleJavaScriptDialog", params, nil); err == nil {
+		if text, err := w.page.AnswerDialog(cctx, d, pol.Answer, pol.Text); err == nil {
 			w.mu.Lock()
-			d.Answer, d.By = pol.Answer, pol.By
+			d.Answer, d.By, d.Text = pol.Answer, pol.By, text
 			w.mu.Unlock()
 			return
 		}
@@ -211,32 +206,20 @@ func (w *DialogWatch) Stop() {
 	<-w.done
 }
 
-// Answer answers the tab's open dialog now (Page.handleJavaScriptDialog).
-func (w *DialogWatch) Answer(ctx context.Context, answer, text string) (*Dialog, error) {
-	d := w.Open()
-	if d == nil {
-		return nil, errors.New("no dialog open")
-	}
+// AnswerDialog answers the tab's open dialog d (nil when dtb does not know
+// it) with Page.handleJavaScriptDialog: accept or dismiss, a prompt accepted
+// with text, else its default text. It returns the text a prompt got.
+func (p *Page) AnswerDialog(ctx context.Context, d *Dialog, answer, text string) (string, error) {
 	params := map[string]any{"accept": answer == "accept"}
-	if answer == "accept" && d.Type == "prompt" {
-		if text == "" {
+	if answer == "accept" && (d == nil || d.Type == "prompt") {
+		if text == "" && d != nil {
 			text = d.DefaultPrompt
 		}
 		params["promptText"] = text
-		d.Text = text
+	} else {
+		text = ""
 	}
-	if err := w.page.Call(ctx, "Page.handleJavaScriptDialog", params, nil); err != nil {
-		return nil, err
-	}
-	w.mu.Lock()
-	for _, x := range w.seen {
-		if x.Open {
-			x.Open, x.Answer, x.Text = false, answer, d.Text
-		}
-	}
-	w.mu.Unlock()
-	d.Open, d.Answer = false, answer
-	return d, nil
+	return text, p.Call(ctx, "Page.handleJavaScriptDialog", params, nil)
 }
 
 // Responsive reports whether the tab's main thread answers a trivial

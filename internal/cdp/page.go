@@ -44,6 +44,15 @@ func (p *Page) Pipeline(ctx context.Context, cmds ...Cmd) error {
 	return p.tornDown(p.conn.Pipeline(ctx, p.sessionID, cmds...))
 }
 
+// Post sends a command to the tab without waiting for its answer: the
+// browser handles a tab's commands in order, so every command sent after it
+// sees its effect (and one sent to a blocked page does not hold up the caller).
+func (p *Page) Post(ctx context.Context, method string, params any) {
+	if wait, err := p.conn.send(ctx, p.sessionID, method, params); err == nil {
+		go wait(nil)
+	}
+}
+
 // tornDown says a closed connection as the tab having gone away.
 func (p *Page) tornDown(err error) error {
 	if err != nil && errors.Is(err, ErrConnClosed) {

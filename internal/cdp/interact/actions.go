@@ -156,6 +156,15 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 	} else {
 		a = action{"kind": "point", "force": o.Force, "click": kind == "click"}
 	}
+	// A click that opens a file chooser says so; intercepted, no native
+	// dialog is left waiting. (A synthetic click has no user activation: it
+	// opens no chooser.)
+	var cw *chooserWatch
+	var res *Result
+	if kind == "click" && o.chooser == nil && o.Mode != InputDOM {
+		cw = p.watchChooser(ctx)
+		defer func() { p.reportChooser(ctx, cw, loc, res) }()
+	}
 	out, err := p.act(ctx, loc, needVisible, a)
 	if err != nil {
 		if o.Mode == InputDOM {
@@ -166,15 +175,11 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 	}
 	var pt struct{ X, Y float64 }
 	json.Unmarshal(out.act, &pt)
-	res := &Result{Action: kind, Element: out.Element}
-	if kind == "click" && o.chooser == nil {
-		// A click that opens a file chooser says so; intercepted, no native
-		// dialog is left waiting.
-		cw, err := p.watchChooser(ctx, out.frame.sess)
-		if err != nil {
+	res = &Result{Action: kind, Element: out.Element}
+	if cw != nil {
+		if err := cw.add(ctx, out.frame.sess); err != nil {
 			return nil, err
 		}
-		defer func() { p.reportChooser(ctx, cw, loc, res) }()
 	}
 	res.set("point", []int{round(pt.X), round(pt.Y)})
 	res.set("input", string(o.Mode))
@@ -301,6 +306,9 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 		}
 		if !f.ByValue {
 			if err := p.insert(ctx, text, o, f); err != nil {
+				// A dialog cut the typing short: what the field holds is
+				// not known (the page is blocked), so it is not claimed.
+				res.set("verified", false)
 				return dialogCut(ctx, err, res, start)
 			}
 		}
@@ -315,6 +323,7 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 				want = *f.Before + text + f.After
 			}
 			if err := p.readBack(ctx, out, field.ObjectID, want, f.CE, f.Loose, res); err != nil {
+				res.set("verified", false)
 				return dialogCut(ctx, err, res, start)
 			}
 		}

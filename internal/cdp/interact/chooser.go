@@ -3,8 +3,8 @@ package interact
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sync"
-	"time"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
 )
@@ -28,41 +28,60 @@ type chooserOpened struct {
 	Mode          string `json:"mode"`
 }
 
-// watchChooser turns interception on in the tab and, when it is another
-// session, in frame session fs.
-func (p *Page) watchChooser(ctx context.Context, fs *cdp.Page) (*chooserWatch, error) {
-	w := &chooserWatch{sessions: []*cdp.Page{p.tab}, got: make(chan chooserOpened, 2)}
-	if fs != nil && fs != p.tab {
-		w.sessions = append(w.sessions, fs)
+// interceptCmd turns file-chooser interception on or off.
+func interceptCmd(on bool) cdp.Cmd {
+	return cdp.Cmd{Method: "Page.setInterceptFileChooserDialog", Params: map[string]any{"enabled": on}}
+}
+
+// watchChooser turns interception on in the tab without waiting for the
+// answer: the browser handles the tab's commands in order, so once a later
+// command on the tab has been answered (locating the element) it is on, and
+// a click costs no round trip of its own for it. (Sent with the input events
+// in one Pipeline it is not: input reaches the renderer another way.)
+func (p *Page) watchChooser(ctx context.Context) *chooserWatch {
+	w := &chooserWatch{got: make(chan chooserOpened, 2)}
+	w.listen(p.tab)
+	on := interceptCmd(true)
+	p.tab.Post(ctx, on.Method, on.Params)
+	return w
+}
+
+// add turns interception on in frame session fs too, when it is another
+// session than the tab's (an out-of-process frame), and waits for it.
+func (w *chooserWatch) add(ctx context.Context, fs *cdp.Page) error {
+	if fs == nil || slices.Contains(w.sessions, fs) {
+		return nil
 	}
-	for _, s := range w.sessions {
-		ch, stop := s.Events("Page.fileChooserOpened")
-		w.stops = append(w.stops, stop)
-		go func(s *cdp.Page) {
-			for ev := range ch {
-				var o chooserOpened
-				json.Unmarshal(ev.Params, &o)
-				o.sess = s
-				w.mu.Lock()
-				if w.first == nil {
-					w.first = &o
-				}
-				w.mu.Unlock()
-				select {
-				case w.got <- o:
-				default:
-				}
+	w.listen(fs)
+	fs.Call(ctx, "Page.enable", nil, nil)
+	on := interceptCmd(true)
+	if err := fs.Call(ctx, on.Method, on.Params, nil); err != nil {
+		return wrapCDP(ctx, err)
+	}
+	return nil
+}
+
+// listen follows session s's Page.fileChooserOpened.
+func (w *chooserWatch) listen(s *cdp.Page) {
+	w.sessions = append(w.sessions, s)
+	ch, stop := s.Events("Page.fileChooserOpened")
+	w.stops = append(w.stops, stop)
+	go func() {
+		for ev := range ch {
+			var o chooserOpened
+			json.Unmarshal(ev.Params, &o)
+			o.sess = s
+			w.mu.Lock()
+			if w.first == nil {
+				w.first = &o
 			}
-		}(s)
-		if s != p.tab {
-			s.Call(ctx, "Page.enable", nil, nil)
+			w.mu.Unlock()
+			select {
+			case w.got <- o:
+			default:
+			}
 		}
-		if err := s.Call(ctx, "Page.setInterceptFileChooserDialog", map[string]any{"enabled": true}, nil); err != nil {
-			w.stop(ctx)
-			return nil, wrapCDP(ctx, err)
-		}
-	}
-	return w, nil
+	}()
 }
 
 // opened is the first chooser opened so far, or nil.
@@ -73,16 +92,13 @@ func (w *chooserWatch) opened() *chooserOpened {
 }
 
 // stop turns interception off again (whatever ctx's state) and ends the
-// subscriptions.
+// subscriptions. The switch-off is not waited for: the browser handles the
+// session's later commands after it, and a page blocked by a dialog or a
+// busy script must not hold the command past its deadline.
 func (w *chooserWatch) stop(ctx context.Context) {
-	// Interception belongs to the connection, which ends with the command; a
-	// page blocked by a dialog left open would not answer.
-	if !cdp.LeftOpen(ctx) {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		defer cancel()
-		for _, s := range w.sessions {
-			s.Call(cctx, "Page.setInterceptFileChooserDialog", map[string]any{"enabled": false}, nil)
-		}
+	off := interceptCmd(false)
+	for _, s := range w.sessions {
+		s.Post(context.WithoutCancel(ctx), off.Method, off.Params)
 	}
 	for _, stop := range w.stops {
 		stop()

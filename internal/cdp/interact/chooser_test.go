@@ -1,6 +1,7 @@
 package interact
 
 import (
+	"github.com/dtb-cli/dtb/internal/cdp"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,5 +40,33 @@ func TestClickReportsFileChooser(t *testing.T) {
 	r, err = p.Click(ctx, css("h1"), ClickOptions{Settle: quick})
 	if err != nil || r.Facts["fileChooser"] != nil {
 		t.Fatalf("plain click: %v %+v", err, r.Facts)
+	}
+}
+
+// TestTypeCutByDialog: typing that a dialog cuts short (the page alerts on
+// the second key, so the rest is never typed) returns with the dialog and
+// says it is unverified, not a plain success; the page's field holds what
+// was typed before the dialog.
+func TestTypeCutByDialog(t *testing.T) {
+	p, tab, ctx := open(t, "dialogs.html")
+	w := tab.WatchDialogs(ctx, cdp.DialogPolicy{})
+	defer w.Stop()
+	dctx, cancel := w.Context(ctx)
+	defer cancel()
+	r, err := p.Type(dctx, css("#shout"), "abc", TypeOptions{Keys: true, Settle: quick})
+	if err != nil {
+		t.Fatalf("type cut by a dialog: %v", err)
+	}
+	if d := w.Open(); d == nil || d.Message != "b pressed" {
+		t.Fatalf("the dialog: %+v", d)
+	}
+	if _, err := tab.AnswerDialog(ctx, w.Open(), "dismiss", ""); err != nil {
+		t.Fatal(err)
+	}
+	if r.Facts["verified"] != false {
+		t.Fatalf("a type cut short claims success: %+v", r.Facts)
+	}
+	if got := eval(t, tab, "document.getElementById('shout').value"); got == "abc" {
+		t.Fatalf("the field holds %q: the dialog did not cut the typing", got)
 	}
 }

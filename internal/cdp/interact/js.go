@@ -47,6 +47,12 @@ func buildLib(names ...string) string {
 // id and the document's execution context, none of which the page's scripts
 // can know before it is there: they see it once it is, but a new document's
 // is another.
+//
+// What this does not change: in the main world a page's scripts could
+// always make the library lie (they can replace any built-in it calls), and
+// a proxy on the document's prototype chain can answer the short call under
+// any name; the cache gives such a page nothing it did not have, and the
+// isolated world of an in-process frame stays out of its reach.
 func libCall(key string, full bool) string {
 	k, _ := json.Marshal(key)
 	if full {

@@ -66,11 +66,11 @@ func (p *Page) Upload(ctx context.Context, loc Locator, paths []string, settle S
 		res.set("via", "input")
 	} else {
 		// A button that opens a file chooser: intercept it and answer it.
-		cw, err := p.watchChooser(ctx, out.frame.sess)
-		if err != nil {
+		cw := p.watchChooser(ctx)
+		defer cw.stop(ctx)
+		if err := cw.add(ctx, out.frame.sess); err != nil {
 			return nil, err
 		}
-		defer cw.stop(ctx)
 		click, err := p.Click(ctx, loc, ClickOptions{Settle: Settle{Quiet: 0, Cap: 1}, chooser: cw})
 		if err != nil {
 			return nil, err
