@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/dtb-cli/dtb/internal/output"
 )
@@ -46,26 +47,55 @@ func (p *Page) toTop(ctx context.Context, f *frame, x, y float64, more [][2]floa
 		pts = append(pts, pointAt{f, x, y})
 	}
 	for g := f; g.parent != nil; {
-		var q struct {
-			Quads [][]float64 `json:"quads"`
+		quad, err := ownerQuad(ctx, g)
+		if err != nil {
+			return nil, err
 		}
-		if err := g.parent.sess.Call(ctx, "DOM.getContentQuads", map[string]any{"backendNodeId": g.owner}, &q); err != nil {
-			if isGone(err) || isProtocol(err) {
-				return nil, fmt.Errorf("%w: %v", errGone, err)
+		if g.parent.sess != g.sess {
+			// An out-of-process frame's scrollIntoView scrolls its parents
+			// asynchronously, in their own process: take the frame element's
+			// quad once it stays put over one of the parent's frames, or the
+			// click would go where the frame was before the scroll.
+			for range 5 {
+				if err := g.parent.sess.Call(ctx, "Runtime.evaluate", map[string]any{"expression": "new Promise(r => requestAnimationFrame(() => r()))", "awaitPromise": true}, nil); err != nil {
+					break
+				}
+				again, err := ownerQuad(ctx, g)
+				if err != nil {
+					return nil, err
+				}
+				if slices.Equal(again, quad) {
+					break
+				}
+				quad = again
 			}
-			return nil, wrapCDP(ctx, err)
 		}
-		if len(q.Quads) == 0 || len(q.Quads[0]) != 8 || g.local[2] <= 0 || g.local[3] <= 0 {
-			return nil, &blockedErr{err: output.Errorf("not-visible", "the frame of the element is not visible")}
-		}
-		x, y = throughQuad(q.Quads[0], g.local, x, y)
+		x, y = throughQuad(quad, g.local, x, y)
 		for i, m := range more {
-			more[i][0], more[i][1] = throughQuad(q.Quads[0], g.local, m[0], m[1])
+			more[i][0], more[i][1] = throughQuad(quad, g.local, m[0], m[1])
 		}
 		g = localRoot(g.parent)
 		pts = append(pts, pointAt{g, x, y})
 	}
 	return pts, nil
+}
+
+// ownerQuad is the content quad of frame g's element in its parent's
+// viewport.
+func ownerQuad(ctx context.Context, g *frame) ([]float64, error) {
+	var q struct {
+		Quads [][]float64 `json:"quads"`
+	}
+	if err := g.parent.sess.Call(ctx, "DOM.getContentQuads", map[string]any{"backendNodeId": g.owner}, &q); err != nil {
+		if isGone(err) || isProtocol(err) {
+			return nil, fmt.Errorf("%w: %v", errGone, err)
+		}
+		return nil, wrapCDP(ctx, err)
+	}
+	if len(q.Quads) == 0 || len(q.Quads[0]) != 8 || g.local[2] <= 0 || g.local[3] <= 0 {
+		return nil, &blockedErr{err: output.Errorf("not-visible", "the frame of the element is not visible")}
+	}
+	return q.Quads[0], nil
 }
 
 // throughQuad maps a point of a frame's viewport to the coordinates of the
