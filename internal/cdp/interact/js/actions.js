@@ -117,8 +117,8 @@ function animating(el, pending) {
   return false;
 }
 
-// stable waits until el has the same box over two animation frames (at most
-// 10 frames); false when it is still moving. While an animation or transition
+// stable waits until el has the same box over two animation frames (three
+// while it animates; at most 10 frames); false when it is still moving. While an animation or transition
 // runs on el or a container, the first frame is skipped: a transition that
 // just began shows its start box there too. Otherwise the box now and after
 // the next frame are the two compared (a script moving el on every frame
@@ -134,12 +134,22 @@ async function stable(el) {
   if (anim) await nextFrame(w);
   let prev = rectOf(el);
   let t = now();
+  let still = 0; // advanced frames in a row over which the box stayed put
   for (let i = 0; i < 10; i++) {
     const framed = await nextFrame(w);
     const r = rectOf(el);
     const t2 = now();
     const moved = framed && (t === null || t2 === null || t2 > t);
-    if (sameRect(prev, r) && (!anim || (moved && !animating(el, true)))) return true;
+    if (!anim) {
+      if (sameRect(prev, r)) return true;
+    } else if (!sameRect(prev, r)) {
+      still = 0;
+    } else if (moved && !animating(el, true) && ++still >= 2) {
+      // A busy renderer can show a transition's first box at two frame
+      // times (its start time resolves a frame late): while an animation
+      // runs, the box must stay put over two advanced frames.
+      return true;
+    }
     prev = r;
     t = t2;
   }
