@@ -119,14 +119,14 @@ func runExtract(c *cli.Context, inv *invocation) (any, error) {
 func extractIn(ctx context.Context, c *cli.Context, inv *invocation, sess *cdp.Session, url string, opts read.Options) (any, error) {
 	var status *int
 	var p *cdp.Page
-	var g *dialogGuard
+	var g *cdp.DialogGuard
 	if url != "" {
 		o := cdp.OpenOptions{URL: url, Current: c.Bool("current"), Tab: c.String("tab"), Workspace: c.String("workspace"), Wait: cdp.WaitNone, Keep: true}
 		// Dialogs are watched from before the navigation: an alert while
 		// loading is answered as it opens.
 		o.Prepare = func(ctx context.Context, tab *cdp.Page) error {
 			var err error
-			if g, err = readGuard(ctx, c, inv, sess, tab); err != nil {
+			if g, err = readGuard(ctx, c, sess, tab); err != nil {
 				return err
 			}
 			return read.AddTracker(ctx, tab)
@@ -138,7 +138,7 @@ func extractIn(ctx context.Context, c *cli.Context, inv *invocation, sess *cdp.S
 		opened, err := sess.OpenURL(ctx, o)
 		if err != nil {
 			if g != nil {
-				g.w.Stop()
+				g.Watch.Stop()
 			}
 			return nil, err
 		}
@@ -149,19 +149,19 @@ func extractIn(ctx context.Context, c *cli.Context, inv *invocation, sess *cdp.S
 		if p, err = sess.Page(ctx, tabSelector(c)); err != nil {
 			return nil, err
 		}
-		if g, err = readGuard(ctx, c, inv, sess, p); err != nil {
+		if g, err = readGuard(ctx, c, sess, p); err != nil {
 			p.Close()
 			return nil, err
 		}
 	}
 	defer p.Close()
-	dctx, cancel := g.w.Context(ctx)
+	dctx, cancel := g.Watch.Context(ctx)
 	defer cancel()
 	res, err := read.Read(dctx, p, opts, inv.printer.Warn)
-	if _, err := g.finish(ctx, nil, err); err != nil {
+	if _, err := g.Finish(ctx, nil, err); err != nil {
 		return nil, err
 	}
-	for _, d := range g.w.Seen() {
+	for _, d := range g.Watch.Seen() {
 		w := fmt.Sprintf("the page opened a %s dialog %q while it was read", d.Type, d.Message)
 		switch {
 		case d.Answer != "":
@@ -180,6 +180,6 @@ func extractIn(ctx context.Context, c *cli.Context, inv *invocation, sess *cdp.S
 // readGuard is the dialog guard of a read: dialogs are dismissed unless
 // --dialog (or an armed answer) says otherwise, because reading must not be
 // blocked.
-func readGuard(ctx context.Context, c *cli.Context, inv *invocation, sess *cdp.Session, p *cdp.Page) (*dialogGuard, error) {
-	return guardDialogs(ctx, c, inv, sess, p, "dismiss", "read")
+func readGuard(ctx context.Context, c *cli.Context, sess *cdp.Session, p *cdp.Page) (*cdp.DialogGuard, error) {
+	return guardDialogs(ctx, c, sess, p, "dismiss", "read")
 }

@@ -110,9 +110,11 @@ func tabSelector(c *cli.Context) cdp.TabSelector {
 // detaches afterwards.
 func withPage(c *cli.Context, inv *invocation, fn func(ctx context.Context, sess *cdp.Session, p *cdp.Page) (any, error)) (any, error) {
 	return withTab(c, inv, func(ctx context.Context, sess *cdp.Session, p *cdp.Page) (any, error) {
-		return withDialogs(ctx, c, inv, sess, p, "", "", func(ctx context.Context) (any, error) {
-			return fn(ctx, sess, p)
-		})
+		g, err := guardDialogs(ctx, c, sess, p, "", "")
+		if err != nil {
+			return nil, err
+		}
+		return g.Run(ctx, func(ctx context.Context) (any, error) { return fn(ctx, sess, p) })
 	})
 }
 
@@ -130,19 +132,6 @@ func withTab(c *cli.Context, inv *invocation, fn func(ctx context.Context, sess 
 	defer p.Close()
 	res, err := fn(ctx, sess, p)
 	return res, timeoutOr(ctx, err)
-}
-
-// withDialogs runs fn under the dialog guard of the tab (see dialogGuard);
-// fn's context ends as soon as a dialog is left open.
-func withDialogs(ctx context.Context, c *cli.Context, inv *invocation, sess *cdp.Session, p *cdp.Page, readDefault, by string, fn func(ctx context.Context) (any, error)) (any, error) {
-	g, err := guardDialogs(ctx, c, inv, sess, p, readDefault, by)
-	if err != nil {
-		return nil, err
-	}
-	dctx, cancel := g.w.Context(ctx)
-	defer cancel()
-	res, err := fn(dctx)
-	return g.finish(ctx, res, err)
 }
 
 // timeoutOr turns an error after the deadline into a timeout error.

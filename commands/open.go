@@ -67,18 +67,18 @@ Examples:
 // dialog while it loads ends the wait at once (the navigation happened) and
 // the dialog is reported, or answered by --dialog.
 func openWatched(ctx context.Context, c *cli.Context, inv *invocation, sess *cdp.Session, opts cdp.OpenOptions) (any, error) {
-	var g *dialogGuard
+	var g *cdp.DialogGuard
 	dctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	prepare := opts.Prepare
 	opts.Prepare = func(pctx context.Context, p *cdp.Page) error {
 		var err error
-		if g, err = guardDialogs(ctx, c, inv, sess, p, "", ""); err != nil {
+		if g, err = guardDialogs(ctx, c, sess, p, "", ""); err != nil {
 			return err
 		}
 		go func() {
 			select {
-			case <-g.w.Opened():
+			case <-g.Watch.Opened():
 				cancel()
 			case <-dctx.Done():
 			}
@@ -92,11 +92,11 @@ func openWatched(ctx context.Context, c *cli.Context, inv *invocation, sess *cdp
 	if g == nil {
 		return res, timeoutOr(ctx, err)
 	}
-	if err != nil && g.w.Open() != nil {
+	if err != nil && g.Watch.Open() != nil {
 		// The navigation committed: its page opened the dialog while loading.
-		res = &cdp.OpenResult{Tab: cdp.TabRef{ID: g.page.ID, Alias: g.page.Alias}, URL: g.w.Open().URL, NewTab: !opts.Current && opts.Tab == ""}
+		res = &cdp.OpenResult{Tab: cdp.TabRef{ID: g.Page.ID, Alias: g.Page.Alias}, URL: g.Watch.Open().URL, NewTab: !opts.Current && opts.Tab == ""}
 		err = nil
 	}
-	out, err := g.finish(ctx, res, err)
+	out, err := g.Finish(ctx, res, err)
 	return out, timeoutOr(ctx, err)
 }
