@@ -256,13 +256,16 @@ func TestBrowserCLI(t *testing.T) {
 		// Only the browser process dies (it does not lead its group under
 		// the Debian wrapper); its helpers outlive it for a while.
 		group := testbrowser.GroupOf(launched.PID)
+		if group == 0 {
+			t.Fatalf("cannot read the process group of the browser (pid %d)", launched.PID)
+		}
 		testbrowser.Kill(launched.PID)
 		r := e.Run(t, "eval", "1+1")
 		r.Exit(t, 0)
 		if !strings.Contains(r.Stderr, "browser-gone") {
 			t.Fatalf("no browser-gone warning: %q", r.Stderr)
 		}
-		if left := testbrowser.GroupMembers(group); group > 0 && len(left) > 0 {
+		if left := testbrowser.GroupMembers(group); len(left) > 0 {
 			t.Errorf("processes %v of the killed browser's group %d still run after dtb replaced it", left, group)
 		}
 		var st struct{ Browser struct{ PID int } }
