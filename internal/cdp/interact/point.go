@@ -54,10 +54,11 @@ func (p *Page) toTop(ctx context.Context, f *frame, x, y float64, more [][2]floa
 		if g.parent.sess != g.sess {
 			// An out-of-process frame's scrollIntoView scrolls its parents
 			// asynchronously, in their own process: take the frame element's
-			// quad once it stays put over one of the parent's frames, or the
-			// click would go where the frame was before the scroll.
+			// quad once it stays put over one of the parent's frames (or 100
+			// ms: a background tab gets none), or the click would go where
+			// the frame was before the scroll.
 			for range 5 {
-				if err := g.parent.sess.Call(ctx, "Runtime.evaluate", map[string]any{"expression": "new Promise(r => requestAnimationFrame(() => r()))", "awaitPromise": true}, nil); err != nil {
+				if err := g.parent.sess.Call(ctx, "Runtime.evaluate", map[string]any{"expression": "new Promise(r => { requestAnimationFrame(() => r()); setTimeout(r, 100); })", "awaitPromise": true}, nil); err != nil {
 					break
 				}
 				again, err := ownerQuad(ctx, g)
