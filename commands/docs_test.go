@@ -196,7 +196,7 @@ var reasonMeaning = map[string]string{
 	"not-visible":                      "the element has no visible box (display: none, zero size, outside every viewport), so it cannot be clicked or scrolled to",
 	"not-stable":                       "the element kept moving (animated) until --timeout; a click needs the same box over two animation frames",
 	"not-editable":                     "the element cannot take this text: a button, checkbox, radio or file input, a read-only field, non-numeric text for a number input, a value in the wrong format for a date, time, colour or range input",
-	"not-typed":                        "after typing, the field does not hold the text asked for (`value` says what it holds; never for passwords)",
+	"not-typed":                        "after typing, the field does not hold the text asked for (`value` says what it holds; never for passwords), or input stopped because the page navigated or moved the focus (`typed` of `chars`, `stopped`)",
 	"not-checkable":                    "check/uncheck on an element whose role carries no checked or selected state (`role` names it)",
 	// 2
 	"usage":          "bad command line: unknown command or flag, bad flag value, invalid jq program",

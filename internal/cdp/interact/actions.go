@@ -260,6 +260,7 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 	w := p.watch(ctx)
 	defer w.stop()
 	res := &Result{Action: "type"}
+	var submitGuard *keyGuard // the Enter of --submit goes where the text went
 	if o.Mode == InputDOM {
 		if loc.Empty() {
 			return nil, output.Usage("--input-mode dom needs a locator")
@@ -304,8 +305,16 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 		if err := w.ready(ctx); err != nil {
 			return nil, err
 		}
+		// From here on every input event goes to this field of this
+		// document, or none does (keyGuard).
+		guard := p.guardKeys(ctx, out.frame, field.ObjectID)
+		defer guard.end(ctx)
+		submitGuard = guard
 		if !f.ByValue {
-			if err := p.insert(ctx, text, o, f); err != nil {
+			if err := p.insert(ctx, text, o, f, guard); err != nil {
+				if _, stopped := err.(errInputStopped); stopped {
+					return nil, inputStopped(err, out.Element, guard, guard.typed, len([]rune(text)))
+				}
 				// A dialog cut the typing short: what the field holds is
 				// not known (the page is blocked), so it is not claimed.
 				res.set("verified", false)
@@ -340,7 +349,10 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 		if err := w.ready(ctx); err != nil {
 			return nil, err
 		}
-		if err := p.press(ctx, Chord{Key: keyEvent("Enter")}); err != nil {
+		if err := p.press(ctx, Chord{Key: keyEvent("Enter")}, submitGuard); err != nil {
+			if _, stopped := err.(errInputStopped); stopped {
+				return nil, inputStopped(err, res.Element, submitGuard, len([]rune(text)), len([]rune(text)))
+			}
 			res.set("submitted", true)
 			return dialogCut(ctx, err, res, start)
 		}
@@ -381,9 +393,9 @@ func notEditable(el *Element, why, format string) error {
 // insert types text into the focused field: Backspace to clear a selected
 // content with no text to replace it, End to append where the caret cannot
 // be set, then Input.insertText or a key event per character.
-func (p *Page) insert(ctx context.Context, text string, o TypeOptions, f focusRes) error {
+func (p *Page) insert(ctx context.Context, text string, o TypeOptions, f focusRes, g *keyGuard) error {
 	if o.Clear && f.HadText && text == "" {
-		if err := p.press(ctx, Chord{Key: keyEvent("Backspace")}); err != nil {
+		if err := p.press(ctx, Chord{Key: keyEvent("Backspace")}, g); err != nil {
 			return err
 		}
 	}
@@ -391,14 +403,21 @@ func (p *Page) insert(ctx context.Context, text string, o TypeOptions, f focusRe
 		return nil
 	}
 	if f.NeedEnd && !o.Clear {
-		if err := p.press(ctx, Chord{Key: keyEvent("End")}); err != nil {
+		if err := p.press(ctx, Chord{Key: keyEvent("End")}, g); err != nil {
 			return err
 		}
 	}
 	if o.Keys {
-		return p.typeKeys(ctx, text)
+		return p.typeKeys(ctx, text, g)
 	}
-	return wrapCDP(ctx, p.tab.Call(ctx, "Input.insertText", map[string]any{"text": text}, nil))
+	if err := g.check(ctx); err != nil {
+		return err
+	}
+	if err := wrapCDP(ctx, p.tab.Call(ctx, "Input.insertText", map[string]any{"text": text}, nil)); err != nil {
+		return err
+	}
+	g.countN(len([]rune(text)))
+	return nil
 }
 
 // readBack checks that the field (objectId obj) holds want; else not-typed
@@ -508,7 +527,15 @@ func (p *Page) Press(ctx context.Context, loc Locator, key string, settle Settle
 	if err := w.ready(ctx); err != nil {
 		return nil, err
 	}
-	if err := p.press(ctx, c); err != nil {
+	guard, err := p.guardFocused(ctx, out)
+	if err != nil {
+		return nil, err
+	}
+	defer guard.end(ctx)
+	if err := p.press(ctx, c, guard); err != nil {
+		if _, stopped := err.(errInputStopped); stopped {
+			return nil, inputStopped(err, res.Element, guard, 0, 1)
+		}
 		res.set("key", c.String())
 		return dialogCut(ctx, err, res, start)
 	}

@@ -2,6 +2,7 @@ package interact
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"unicode/utf8"
 
@@ -272,9 +273,33 @@ func keyParams(typ string, k KeyEvent, mods int) map[string]any {
 // Press sends a chord as real key events: each modifier down, the key down
 // and up, the modifiers up in reverse. As in a real keyboard, the key types
 // its text only without Control, Alt or Meta held.
-func (p *Page) press(ctx context.Context, c Chord) error {
+//
+// With a guard g, the chord starts only after g's check and each later event
+// only while g holds: a chord cut short by a navigation sends nothing more.
+func (p *Page) press(ctx context.Context, c Chord, g *keyGuard) error {
+	if err := g.check(ctx); err != nil {
+		return err
+	}
+	if err := p.sendChord(ctx, c, g); err != errChordDone {
+		return err
+	}
+	return nil
+}
+
+// errChordDone ends a chord whose key went down before its document went.
+var errChordDone = errors.New("chord done")
+
+func (p *Page) sendChord(ctx context.Context, c Chord, g *keyGuard) error {
 	mods := 0
 	call := func(params map[string]any) error {
+		if err := g.held(); err != nil {
+			if params["type"] == "keyUp" {
+				// The chord did its work (Enter that submits a form):
+				// the releases are not sent into the next document.
+				return errChordDone
+			}
+			return err
+		}
 		return wrapCDP(ctx, p.tab.Call(ctx, "Input.dispatchKeyEvent", params, nil))
 	}
 	for _, m := range c.Mods {
@@ -336,7 +361,10 @@ func editCommand(c Chord) string {
 
 // typeKeys types text as real key events, one character at a time; a
 // character without a key of its own is inserted as text.
-func (p *Page) typeKeys(ctx context.Context, text string) error {
+//
+// Each character goes only after guard g's check: the text stops where the
+// document or the focus changed (g.typed counts what went).
+func (p *Page) typeKeys(ctx context.Context, text string, g *keyGuard) error {
 	for _, r := range text {
 		s := string(r)
 		if s == "\n" {
@@ -349,17 +377,22 @@ func (p *Page) typeKeys(ctx context.Context, text string) error {
 		} else if s == "\t" {
 			c, err = ParseKey("Tab")
 		} else {
+			if err := g.check(ctx); err != nil {
+				return err
+			}
 			if err := p.tab.Call(ctx, "Input.insertText", map[string]any{"text": s}, nil); err != nil {
 				return wrapCDP(ctx, err)
 			}
+			g.count()
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		if err := p.press(ctx, c); err != nil {
+		if err := p.press(ctx, c, g); err != nil {
 			return err
 		}
+		g.count()
 	}
 	return nil
 }

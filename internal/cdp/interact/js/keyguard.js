@@ -1,0 +1,45 @@
+// keyguard.js: installed on the element dtb types into (this), before the
+// first input event; returns the guard object Go keeps by objectId.
+//
+// guard.check() runs before each event: "" while the element still holds
+// the focus of its document (and its document the focus, when it had it at
+// the start), else why input must stop. Between a check and the event the
+// page's timers can move the focus: a key or text whose target is another
+// element of this document is then cancelled before it inserts anything
+// and hidden from the page's later listeners, and input stops. The capture
+// listeners act only within a second of a check, so a guard whose dtb went
+// away without end() stops acting by itself.
+//
+// Constant code: no page or user text is part of it.
+function () {
+  const field = this;
+  const doc = field.ownerDocument;
+  const win = doc.defaultView;
+  const hadFocus = doc.hasFocus();
+  const types = ['keydown', 'keypress', 'keyup', 'beforeinput'];
+  let why = '';
+  let until = 0;
+  const stray = (e) => {
+    if (!e.isTrusted || performance.now() > until) return;
+    if (e.composedPath()[0] === field) return;
+    if (!why) why = 'focus-moved';
+    e.preventDefault();
+    e.stopImmediatePropagation();
+  };
+  for (const t of types) win.addEventListener(t, stray, true);
+  return {
+    check() {
+      if (!why) {
+        if (!field.isConnected) why = 'detached';
+        else if (field.getRootNode().activeElement !== field) why = 'focus-moved';
+        else if (hadFocus && !doc.hasFocus()) why = 'focus-moved';
+      }
+      until = why ? 0 : performance.now() + 1000;
+      return why;
+    },
+    end() {
+      until = 0;
+      for (const t of types) win.removeEventListener(t, stray, true);
+    },
+  };
+}

@@ -1,0 +1,68 @@
+package interact
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dtb-cli/dtb/internal/output"
+)
+
+// typeUntilStopped types 300 characters as key events into the page's
+// password field and wants not-typed saying why the input stopped.
+func typeUntilStopped(t *testing.T, p *Page, ctx context.Context, why string) *output.Error {
+	t.Helper()
+	text := strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789-", 9)[:300]
+	_, err := p.Type(ctx, css("#i"), text, TypeOptions{Keys: true, Settle: quick})
+	var oe *output.Error
+	if !errors.As(err, &oe) || oe.Reason != "not-typed" {
+		t.Fatalf("type into a page that changes under it: %v, want not-typed", err)
+	}
+	if got := oe.Details["stopped"]; got != why {
+		t.Fatalf("stopped: %v, want %s (%v)", got, why, oe)
+	}
+	typed, _ := oe.Details["typed"].(int)
+	if typed <= 0 || typed >= 300 {
+		t.Fatalf("typed %v of 300: the page changed after the first key and before the last", oe.Details["typed"])
+	}
+	return oe
+}
+
+// Keys typed into a page that navigates to another origin mid-typing stop at
+// the navigation: none lands in the next page (issue 23.1).
+func TestKeysStopAtANavigation(t *testing.T) {
+	for _, target := range []string{"same origin", "other origin"} {
+		t.Run(target, func(t *testing.T) {
+			session(t)
+			to := fixtureURL("catch.html")
+			if target == "other origin" {
+				to = otherURL + "/catch.html"
+			}
+			p, tab, ctx := open(t, "navtype.html?to="+to)
+			typeUntilStopped(t, p, ctx, "navigated")
+			// The next page loads and has its field focused; it got no key.
+			deadline := time.Now().Add(5 * time.Second)
+			for eval(t, tab, "location.pathname + ':' + document.readyState") != "/catch.html:complete" {
+				if time.Now().After(deadline) {
+					t.Fatal("the page did not navigate")
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			time.Sleep(100 * time.Millisecond)
+			if v := eval(t, tab, "document.getElementById('c').value + '|' + window.keys"); v != "|0" {
+				t.Fatalf("the next page got keys: value|keys = %q", v)
+			}
+		})
+	}
+}
+
+// Keys stop when the page moves the focus to another field.
+func TestKeysStopWhenTheFocusMoves(t *testing.T) {
+	p, tab, ctx := open(t, "navtype.html?move=1")
+	typeUntilStopped(t, p, ctx, "focus-moved")
+	if v := eval(t, tab, "document.getElementById('other').value"); v != "" {
+		t.Fatalf("the other field got %q", v)
+	}
+}
