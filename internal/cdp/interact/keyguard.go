@@ -139,10 +139,16 @@ func (g *keyGuard) query(ctx context.Context) string {
 			}
 			return ""
 		}
-		if res.ExceptionDetails != nil || res.Result == nil || res.Result.ObjectID == "" {
+		if res.ExceptionDetails != nil || res.Result == nil {
 			return ""
 		}
+		if res.Result.ObjectID == "" { // input cannot start: why
+			var why string
+			json.Unmarshal(res.Result.Value, &why)
+			return why
+		}
 		g.obj = string(res.Result.ObjectID)
+		return "" // checked by the install
 	}
 	res, err := cdp.Call(ctx, g.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: "function () { return this.check(); }",

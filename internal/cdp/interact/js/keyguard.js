@@ -1,5 +1,6 @@
 // keyguard.js: installed on the element dtb types into (this), before the
-// first input event; returns the guard object Go keeps by objectId.
+// first input event; returns the guard object Go keeps by objectId, or why
+// input cannot start.
 //
 // guard.check() runs before each event: "" while the element still holds
 // the focus of its document (and its document the focus, when it had it at
@@ -26,8 +27,7 @@ function () {
     e.preventDefault();
     e.stopImmediatePropagation();
   };
-  for (const t of types) win.addEventListener(t, stray, true);
-  return {
+  const guard = {
     check() {
       if (!why) {
         if (!field.isConnected) why = 'detached';
@@ -42,4 +42,10 @@ function () {
       for (const t of types) win.removeEventListener(t, stray, true);
     },
   };
+  // The first check is the install's: a reason (a string) when input
+  // cannot even start.
+  const first = guard.check();
+  if (first) return first;
+  for (const t of types) win.addEventListener(t, stray, true);
+  return guard;
 }
