@@ -177,6 +177,12 @@ func (p *Page) call(ctx context.Context, f *frame, this string, req any, mode re
 // callOn is call with node (an objectId in the same context) as the
 // library's second argument.
 func (p *Page) callOn(ctx context.Context, f *frame, this string, req any, node string, mode returnMode) (*remote, error) {
+	if m, ok := req.(map[string]any); ok {
+		if dl, ok := ctx.Deadline(); ok {
+			// The library's walks stop at the command's deadline (core.js).
+			m["budget"] = max(time.Until(dl).Milliseconds(), 1)
+		}
+	}
 	args := []any{map[string]any{"value": req}}
 	if node != "" {
 		args = append(args, map[string]any{"objectId": node})
@@ -324,8 +330,13 @@ func usageOf(v json.RawMessage) error {
 		Error   string `json:"error"`
 		Message string `json:"message"`
 	}
-	if json.Unmarshal(v, &e) == nil && e.Error == "usage" {
-		return output.Usage("%s", e.Message)
+	if json.Unmarshal(v, &e) == nil {
+		switch e.Error {
+		case "usage":
+			return output.Usage("%s", e.Message)
+		case "timeout":
+			return output.Errorf("timeout", "%s (--timeout)", e.Message)
+		}
 	}
 	return nil
 }

@@ -31,6 +31,18 @@ function clip(s, n) {
 
 // ---- tree ---------------------------------------------------------------
 
+// The call's time: Go passes what is left of the command's deadline
+// (req.budget, ms), and the long walks stop at it, so a command that gave up
+// does not leave the page busy for seconds after it.
+const STOP_AT = req && req.budget > 0 ? performance.now() + req.budget : Infinity;
+let budgetTicks = 0;
+function overBudget() {
+  if ((++budgetTicks & 255) !== 0 || performance.now() <= STOP_AT) return;
+  const e = new Error('the page-side work ran out of the command\'s time');
+  e.dtbTimeout = true;
+  throw e;
+}
+
 const SKIP_TAGS = new Set(['script', 'style', 'template', 'noscript', 'head', 'meta', 'link', 'title', 'base']);
 
 function winOf(node) {
@@ -63,6 +75,7 @@ function walk(root, enter, leave, frame) {
   let ord = 0;
   let frameIdx = 0;
   function visit(el) {
+    overBudget();
     const tag = el.localName;
     if (SKIP_TAGS.has(tag)) return;
     const o = ord++;
@@ -322,8 +335,31 @@ function byId(el, id) {
   return (root.getElementById && root.getElementById(id)) || el.ownerDocument.getElementById(id);
 }
 
+// labelsOf: the element's labels, in tree order, as el.labels gives them.
+// el.labels is built the first time it is read, by a pass over its tree, so
+// reading it for every control of a page just loaded is quadratic (seconds
+// on 20k elements). One pass per tree per call instead: every label of the
+// tree by the control it labels.
+const LABELS = new Map(); // tree root → Map(control → [label])
 function labelsOf(el) {
-  try { return el.labels ? Array.from(el.labels) : []; } catch (e) { return []; }
+  if (!('labels' in el)) return [];
+  const root = el.getRootNode();
+  if (!root.querySelectorAll) {
+    try { return el.labels ? Array.from(el.labels) : []; } catch (e) { return []; }
+  }
+  let byControl = LABELS.get(root);
+  if (!byControl) {
+    byControl = new Map();
+    for (const l of root.querySelectorAll('label')) {
+      const c = l.control;
+      if (!c) continue;
+      let list = byControl.get(c);
+      if (!list) { list = []; byControl.set(c, list); }
+      list.push(l);
+    }
+    LABELS.set(root, byControl);
+  }
+  return byControl.get(el) || [];
 }
 
 function isEmbeddedControl(el) {

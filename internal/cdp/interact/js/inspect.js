@@ -22,7 +22,7 @@ function isInteractive(el) {
 function listed(el) {
   if (axHidden(el)) {
     if (el.localName === 'input' && inputType(el) === 'file') return 'hidden';
-    if (el.localName === 'input' && (inputType(el) === 'checkbox' || inputType(el) === 'radio') && el.labels && el.labels.length && Array.from(el.labels).some(visible)) return 'hidden';
+    if (el.localName === 'input' && (inputType(el) === 'checkbox' || inputType(el) === 'radio') && labelsOf(el).some(visible)) return 'hidden';
     return null;
   }
   const r = rectOf(el);
@@ -39,13 +39,27 @@ const CONTAINER_LABEL_ROLES = new Set(['group', 'region', 'dialog', 'alertdialog
 
 // contextOf: the nearest telling label around el that is not its own name.
 function makeContext(root) {
-  const headingsBelow = new Map(); // ancestor → headings inside it, in order
+  const headingsBelow = new Map(); // ancestor → headings inside it, in document order
   const ords = new Map();
+  const heads = []; // every heading, in document order
+  // lastBefore: the last heading of list (in document order) before ordinal
+  // o, by binary search: the context of every element costs a logarithm,
+  // not a pass over the document's headings (a flat page of thousands).
+  // Headings inside el come after it, so none of them is found.
+  const lastBefore = function (list, o) {
+    let lo = 0, hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (ords.get(list[mid]) < o) lo = mid + 1; else hi = mid;
+    }
+    return lo > 0 ? list[lo - 1] : null;
+  };
   const firstText = new Map(); // element → first visible non-interactive text inside it
   return {
     enter: function (el, o) {
       if (HEADING_TAGS.has(el.localName) || el.getAttribute('role') === 'heading') {
         ords.set(el, o);
+        heads.push(el);
         for (let n = cparent(el); n; n = cparent(n)) {
           let l = headingsBelow.get(n);
           if (!l) { l = []; headingsBelow.set(n, l); }
@@ -94,11 +108,7 @@ function makeContext(root) {
         }
         const hs = headingsBelow.get(a);
         if (hs && hs.length) {
-          let best = null;
-          for (const h of hs) {
-            if (ccontains(el, h)) continue;
-            if (ords.get(h) < o) best = h;
-          }
+          let best = lastBefore(hs, o);
           if (!best && hs.length === 1 && !ccontains(el, hs[0])) best = hs[0];
           if (best) {
             // A heading equal to the element's own name still names the card
@@ -111,8 +121,7 @@ function makeContext(root) {
         if (ft) return ft;
       }
       // Last resort: the nearest heading before el in the document.
-      let best = null;
-      for (const [h, ho] of ords) if (ho < o && !ccontains(el, h)) best = h;
+      const best = lastBefore(heads, o);
       return best ? ok(best.textContent) : '';
     },
   };
@@ -143,6 +152,7 @@ function inspectFound(req) {
     all.push({ el: el, ord: o });
   }, function (el) { cx.leave(el); }, function (el, o) { frames.push({ el: el, ord: o }); });
   for (const m of all) {
+    overBudget();
     if (root !== TOP_DOC && !ccontains(root, m.el)) continue;
     if (!isInteractive(m.el)) continue;
     const vis = listed(m.el);
@@ -164,6 +174,7 @@ function inspect(req) {
   const found = inspectFound(req);
   const items = [];
   for (const m of found.matches) {
+    overBudget();
     const el = m.el;
     const role = roleOf(el) || 'generic';
     const name = clip(accName(el), 80);

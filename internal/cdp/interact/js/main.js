@@ -130,6 +130,7 @@ return (function main() {
     return dispatch(req || {});
   } catch (e) {
     if (e && e.dtbUsage) return { error: 'usage', message: e.message };
+    if (e && e.dtbTimeout) return { error: 'timeout', message: e.message };
     throw e;
   }
 })();
