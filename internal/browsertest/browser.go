@@ -241,13 +241,23 @@ var shared struct {
 func Shared(t testing.TB, bin string) *Browser {
 	t.Helper()
 	Need(t, bin, "Chromium")
+	b, err := shared1(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// shared1 is the browser of bin of Shared and Preferred: launched once, the
+// error of a failed launch kept for every later caller.
+func shared1(bin string) (*Browser, error) {
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
 	if b := shared.browsers[bin]; b != nil {
-		return b
+		return b, nil
 	}
 	if err := shared.failed[bin]; err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -257,13 +267,13 @@ func Shared(t testing.TB, bin string) *Browser {
 			shared.failed = map[string]error{}
 		}
 		shared.failed[bin] = err
-		t.Fatal(err)
+		return nil, err
 	}
 	if shared.browsers == nil {
 		shared.browsers = map[string]*Browser{}
 	}
 	shared.browsers[bin] = b
-	return b
+	return b, nil
 }
 
 // Release stops the browsers of Shared and removes the dtb of Build. TestMain

@@ -34,26 +34,7 @@ var (
 	otherURL string
 )
 
-func TestMain(m *testing.M) {
-	remove, err := browsertest.Isolate()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	if hSess != nil {
-		hSess.Close()
-	}
-	if hFix != nil {
-		hFix.Close()
-	}
-	if hOther != nil {
-		hOther.Close()
-	}
-	browsertest.Release()
-	remove()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { browsertest.Main(m, nil) }
 
 // chromeBinary is DTB_CHROME, else the full browser first: it isolates sites,
 // so the cross-site frame of the fixtures is out of process (the headless
@@ -90,8 +71,8 @@ func testSession(t *testing.T) *session.Session {
 		if hErr != nil {
 			return
 		}
-		hFix = httptest.NewServer(fixtures())
-		hOther = httptest.NewServer(fixtures())
+		hFix = browsertest.Serve(fixtures())
+		hOther = browsertest.Serve(fixtures())
 		_, port, _ := net.SplitHostPort(hOther.Listener.Addr().String())
 		otherURL = "http://localhost:" + port
 	})

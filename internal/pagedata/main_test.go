@@ -2,10 +2,7 @@ package pagedata
 
 import (
 	"context"
-	"fmt"
 	"net"
-	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,37 +22,18 @@ var (
 	closedURL   string
 )
 
-func TestMain(m *testing.M) { os.Exit(runMain(m)) }
-
-func runMain(m *testing.M) int {
-	if browsertest.MainFail(browsertest.Find().Preferred()) {
-		return 1
-	}
-	remove, err := browsertest.Isolate()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer remove()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	fixtureBase = "http://" + ln.Addr().String()
-	// A port that was listening and is closed again: connecting is refused.
-	dead, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	closedURL = "http://" + dead.Addr().String() + "/refused.js"
-	dead.Close()
-	srv := &http.Server{Handler: browsertest.PagedataHandler(filepath.Join("..", "..", "testdata", "pagedata"), closedURL)}
-	go srv.Serve(ln)
-	defer srv.Close()
-	defer browsertest.Release()
-	return m.Run()
+func TestMain(m *testing.M) {
+	browsertest.Main(m, func() error {
+		// A port that was listening and is closed again: connecting is refused.
+		dead, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		closedURL = "http://" + dead.Addr().String() + "/refused.js"
+		dead.Close()
+		fixtureBase = browsertest.Serve(browsertest.PagedataHandler(filepath.Join("..", "..", "testdata", "pagedata"), closedURL)).URL
+		return nil
+	})
 }
 
 func tctx(t *testing.T) context.Context { return sessiontest.Context(t) }

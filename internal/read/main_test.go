@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,33 +26,15 @@ var (
 	binaries    = map[string]string{} // "headless-shell", "chromium" → path
 )
 
-func TestMain(m *testing.M) { os.Exit(runMain(m)) }
-
-func runMain(m *testing.M) int {
+func TestMain(m *testing.M) {
 	bins := browsertest.Find()
 	binaries["headless-shell"], binaries["chromium"] = bins.HeadlessShell, bins.Chromium
-	if browsertest.MainFail(bins.Preferred()) {
-		return 1
-	}
-	// Keep the developer's dtb state and cache out of reach.
-	remove, err := browsertest.Isolate()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer remove()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	fixturePort = ln.Addr().(*net.TCPAddr).Port
-	fixtureBase = fmt.Sprintf("http://127.0.0.1:%d", fixturePort)
-	srv := &http.Server{Handler: fixtureHandler()}
-	go srv.Serve(ln)
-	defer srv.Close()
-	defer browsertest.Release()
-	return m.Run()
+	browsertest.Main(m, func() error {
+		srv := browsertest.Serve(fixtureHandler())
+		fixturePort = srv.Listener.Addr().(*net.TCPAddr).Port
+		fixtureBase = fmt.Sprintf("http://127.0.0.1:%d", fixturePort)
+		return nil
+	})
 }
 
 func fixtureHandler() http.Handler {

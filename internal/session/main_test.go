@@ -6,7 +6,6 @@ import (
 	"github.com/dtb-cli/dtb/internal/browser"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,44 +23,27 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(runMain(m))
-}
-
-func runMain(m *testing.M) int {
-	bin := bins.Preferred()
-	mux := http.NewServeMux()
-	mux.Handle("/", http.FileServer(http.Dir(filepath.Join("..", "..", "testdata", "pages"))))
-	mux.HandleFunc("/__slow__", func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-time.After(20 * time.Second):
-		}
+	browsertest.Main(m, func() error {
+		mux := http.NewServeMux()
+		mux.Handle("/", http.FileServer(http.Dir(filepath.Join("..", "..", "testdata", "pages"))))
+		mux.HandleFunc("/__slow__", func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-r.Context().Done():
+			case <-time.After(20 * time.Second):
+			}
+		})
+		mux.HandleFunc("/__status__/", func(w http.ResponseWriter, r *http.Request) {
+			var code int
+			fmt.Sscanf(strings.TrimPrefix(r.URL.Path, "/__status__/"), "%d", &code)
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(code)
+			fmt.Fprintf(w, "<title>status %d</title><p>status %d</p>", code, code)
+		})
+		fixtures = browsertest.Serve(mux)
+		var err error
+		shared, err = browsertest.Preferred()
+		return err
 	})
-	mux.HandleFunc("/__status__/", func(w http.ResponseWriter, r *http.Request) {
-		var code int
-		fmt.Sscanf(strings.TrimPrefix(r.URL.Path, "/__status__/"), "%d", &code)
-		w.Header().Set("Content-Type", "text/html")
-		w.WriteHeader(code)
-		fmt.Fprintf(w, "<title>status %d</title><p>status %d</p>", code, code)
-	})
-	fixtures = httptest.NewServer(mux)
-	defer fixtures.Close()
-	if browsertest.MainFail(bin) {
-		return 1
-	}
-	if bin == "" {
-		return m.Run()
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	b, err := browsertest.Launch(ctx, bin)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "FAIL: cannot launch the shared browser:", err)
-		return 1
-	}
-	shared = b
-	defer b.Stop()
-	return m.Run()
 }
 
 func needBrowser(t *testing.T) {
