@@ -339,3 +339,37 @@ func IsDigits(s string) bool {
 	}
 	return true
 }
+
+func PathOf(u string) string {
+	if i := strings.Index(u, "/devtools/"); i >= 0 {
+		return u[i:]
+	}
+	return u
+}
+
+// Answers reports whether b's endpoint answers as the same 
+func Answers(ctx context.Context, b *BrowserInfo) bool {
+	if b.Endpoint == "" {
+		return false
+	}
+	cctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	v, err := FetchVersion(cctx, b.Endpoint, nil)
+	return err == nil && PathOf(v.WebSocket) == PathOf(b.WebSocket)
+}
+
+// FirstPages lists a just-launched browser's pages, waiting up to half a second
+// for its first tab.
+func FirstPages(ctx context.Context, endpoint string) ([]TargetInfo, error) {
+	for i := 0; ; i++ {
+		pages, err := ListPagesHTTP(ctx, endpoint)
+		if err != nil || len(pages) > 0 || i >= 100 {
+			return pages, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}

@@ -209,7 +209,7 @@ func Launch(ctx context.Context, o LaunchOptions) (*BrowserInfo, error) {
 	if v, err := FetchVersion(ctx, base, nil); err == nil {
 		info.Version = v.Browser
 	}
-	if bp := browserPID(ctx, info.WebSocket); bp > 0 && ProcessIs(bp, profile) {
+	if bp := browserPID(ctx, info.WebSocket); bp > 0 && processIs(bp, profile) {
 		info.PID = bp
 	}
 	return info, nil

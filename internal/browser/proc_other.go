@@ -19,7 +19,7 @@ func ProcessAlive(pid int) bool {
 	return p.Signal(syscall.Signal(0)) == nil
 }
 
-func ProcessIs(pid int, profile string) bool { return ProcessAlive(pid) }
+func processIs(pid int, profile string) bool { return ProcessAlive(pid) }
 
 func KillGroup(pid int, sig syscall.Signal) {
 	if p, err := os.FindProcess(pid); err == nil {
@@ -27,9 +27,9 @@ func KillGroup(pid int, sig syscall.Signal) {
 	}
 }
 
-func BrowserProcs(group int, profile string) ([]int, bool) { return nil, false }
+func browserProcs(group int, profile string) ([]int, bool) { return nil, false }
 
-func SignalProcs(pids []int, sig syscall.Signal) {
+func signalProcs(pids []int, sig syscall.Signal) {
 	for _, pid := range pids {
 		if p, err := os.FindProcess(pid); err == nil {
 			p.Kill()

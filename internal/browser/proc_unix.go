@@ -32,9 +32,9 @@ func ProcessAlive(pid int) bool {
 	return true
 }
 
-// ProcessIs reports whether pid is still the browser dtb started with this
+// processIs reports whether pid is still the browser dtb started with this
 // profile (guards against a recycled pid). Without /proc it trusts the pid.
-func ProcessIs(pid int, profile string) bool {
+func processIs(pid int, profile string) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 	if err != nil {
 		return ProcessAlive(pid)
@@ -51,13 +51,13 @@ func KillGroup(pid int, sig syscall.Signal) {
 	syscall.Kill(pid, sig)
 }
 
-// BrowserProcs lists the running processes of a browser dtb launched with
+// browserProcs lists the running processes of a browser dtb launched with
 // profile in process group group: every process whose command line names the
 // profile, and the members of the group while one of those still does, or
 // that are themselves Chromium helpers (--type=…, which need not name the
 // profile), so a recycled group id is never taken for the browser's. ok is
 // false without /proc (then only the group can be signalled).
-func BrowserProcs(group int, profile string) (pids []int, ok bool) {
+func browserProcs(group int, profile string) (pids []int, ok bool) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil, false
@@ -146,8 +146,8 @@ func hasArgPrefix(cmdline, prefix []byte) bool {
 	return false
 }
 
-// SignalProcs sends sig to each pid.
-func SignalProcs(pids []int, sig syscall.Signal) {
+// signalProcs sends sig to each pid.
+func signalProcs(pids []int, sig syscall.Signal) {
 	for _, pid := range pids {
 		syscall.Kill(pid, sig)
 	}

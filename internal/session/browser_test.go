@@ -421,7 +421,7 @@ func TestResolveCDPForms(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", raw, err)
 		}
-		if pathOf(info.WebSocket) != pathOf(shared.WebSocket) || info.Endpoint == "" || !info.Attached {
+		if browser.PathOf(info.WebSocket) != browser.PathOf(shared.WebSocket) || info.Endpoint == "" || !info.Attached {
 			t.Errorf("%s: %+v", raw, info)
 		}
 	}
@@ -565,7 +565,7 @@ func TestAutoConnect(t *testing.T) {
 	dir := cfgHome + "/chromium"
 	os.MkdirAll(dir, 0o700)
 	port := shared.Endpoint[len("http://127.0.0.1:"):]
-	os.WriteFile(dir+"/DevToolsActivePort", []byte(port+"\n"+pathOf(shared.WebSocket)+"\n"), 0o600)
+	os.WriteFile(dir+"/DevToolsActivePort", []byte(port+"\n"+browser.PathOf(shared.WebSocket)+"\n"), 0o600)
 	s, err := Open(ctx, Config{StateDir: t.TempDir(), AutoConnect: true, ConnectTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -575,7 +575,7 @@ func TestAutoConnect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !b.Attached || b.Source != "auto-connect" || pathOf(b.WebSocket) != pathOf(shared.WebSocket) {
+	if !b.Attached || b.Source != "auto-connect" || browser.PathOf(b.WebSocket) != browser.PathOf(shared.WebSocket) {
 		t.Fatalf("auto-connect: %+v", b)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/dtb-cli/dtb/internal/browser"
@@ -156,102 +155,137 @@ func (s *Session) Browser(ctx context.Context) (*browser.BrowserInfo, error) {
 	if s.checked && s.state.Browser != nil {
 		return s.state.Browser, nil
 	}
-	var target *browser.BrowserInfo
-	switch {
-	case s.cfg.CDP != "":
-		cctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout)
-		info, err := browser.ResolveCDP(cctx, s.cfg.CDP, s.cfg.Headers)
-		if err != nil && cctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
-			err = output.Wrap("no-browser", err, fmt.Sprintf("no answer from --cdp %s within --connect-timeout %s", s.cfg.CDP, s.cfg.ConnectTimeout)).With("endpoint", s.cfg.CDP)
-		}
-		cancel()
-		s.tried = append(s.tried, attempt("cdp", s.cfg.CDP, err))
-		if err != nil {
-			return nil, err
-		}
-		target = info
-	case s.cfg.AutoConnect:
-		info, tried, err := browser.AutoConnect(ctx, s.cfg.ConnectTimeout)
-		s.tried = append(s.tried, tried...)
-		if err != nil {
-			return nil, err
-		}
-		target = info
+	target, err := s.requested(ctx)
+	if err != nil {
+		return nil, err
 	}
 	var out *browser.BrowserInfo
-	err := s.Update(ctx, func(st *State) error {
-		cur := st.Browser
-		if target != nil {
-			if cur != nil && !cur.Attached && cur.WebSocket != target.WebSocket && s.ownAlive(ctx, cur) {
-				return output.Errorf("session-conflict", "session %q has its own browser (pid %d); stop it with 'dtb browser stop' or use another --session to attach to %s", st.Name, cur.PID, s.cfg.CDP).With("session", st.Name).With("pid", cur.PID)
-			}
-			if cur != nil && !cur.Attached {
-				s.cleanupDead(ctx, cur)
-			}
-			if cur == nil || cur.WebSocket != target.WebSocket {
-				st.resetBrowser(target)
-			} else {
-				st.Browser = target
-			}
-			out = target
-			return nil
-		}
-		if cur != nil {
-			if err := s.reachable(ctx, cur); err == nil {
-				out = cur
-				return nil
-			} else {
-				s.tried = append(s.tried, attempt("session", endpointOf(cur), err))
-				what := "the session's browser"
-				if cur.Attached {
-					what = "the browser the session attached to"
-				} else {
-					s.cleanupDead(ctx, cur)
-				}
-				st.resetBrowser(nil)
-				if s.cfg.NoLaunch {
-					return output.Errorf("browser-gone", "%s (%s) is gone and --no-launch forbids a new one", what, endpointOf(cur)).With("endpoint", endpointOf(cur)).With("session", st.Name)
-				}
-				s.warn("browser-gone", fmt.Sprintf("%s (%s) is gone; launching a new one", what, endpointOf(cur)), map[string]any{"endpoint": endpointOf(cur), "pid": cur.PID})
+	err = s.Update(ctx, func(st *State) (err error) {
+		switch {
+		case target != nil:
+			out, err = target, s.adopt(ctx, st, target)
+		default:
+			if out, err = s.remembered(ctx, st); out == nil && err == nil {
+				out, err = s.launchOwn(ctx, st)
 			}
 		}
-		if s.cfg.NoLaunch {
-			return output.Errorf("no-browser", "no browser for session %q and --no-launch is set; start one with 'dtb browser launch' or attach with --cdp", st.Name).With("session", st.Name)
-		}
-		info, err := s.launch(ctx)
-		if err != nil {
-			return err
-		}
-		st.resetBrowser(info)
-		// The launch's own first tab is dtb's. The DevTools port can answer before
-		// Chrome has made that tab, so give it a moment to appear.
-		if pages, err := firstPages(ctx, info.Endpoint); err == nil {
-			if len(pages) > 0 && s.cfg.WindowSize == "" {
-				if old := pages[0].ID; s.fitLaunched(ctx, info, old, s.viewport()) {
-					if again, err := firstPages(ctx, info.Endpoint); err == nil {
-						pages = slices.DeleteFunc(again, func(p browser.TargetInfo) bool { return p.ID == old })
-					}
-				}
-			}
-			now := time.Now().UTC()
-			for _, p := range pages {
-				st.Own(p.ID, "", "", now)
-				if st.CurrentTab == "" {
-					st.CurrentTab = p.ID
-				}
-			}
-			if len(pages) == 1 && pages[0].URL == "about:blank" {
-				s.launchTab = pages[0].ID
-			}
-		}
-		out = info
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.checked = true
 	return out, nil
+}
+
+// requested resolves the browser --cdp or --auto-connect names (nil when
+// neither is given), outside the session lock: it can take a while.
+func (s *Session) requested(ctx context.Context) (*browser.BrowserInfo, error) {
+	switch {
+	case s.cfg.CDP != "":
+		cctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout)
+		defer cancel()
+		info, err := browser.ResolveCDP(cctx, s.cfg.CDP, s.cfg.Headers)
+		if err != nil && cctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
+			err = output.Wrap("no-browser", err, fmt.Sprintf("no answer from --cdp %s within --connect-timeout %s", s.cfg.CDP, s.cfg.ConnectTimeout)).With("endpoint", s.cfg.CDP)
+		}
+		s.tried = append(s.tried, attempt("cdp", s.cfg.CDP, err))
+		return info, err
+	case s.cfg.AutoConnect:
+		info, tried, err := browser.AutoConnect(ctx, s.cfg.ConnectTimeout)
+		s.tried = append(s.tried, tried...)
+		return info, err
+	}
+	return nil, nil
+}
+
+// adopt makes the requested browser target the session's (under the lock). It
+// refuses while the session's own launched browser still runs elsewhere, and
+// ends what is left of a dead one.
+func (s *Session) adopt(ctx context.Context, st *State, target *browser.BrowserInfo) error {
+	cur := st.Browser
+	if cur != nil && !cur.Attached && cur.WebSocket != target.WebSocket && s.ownAlive(ctx, cur) {
+		return output.Errorf("session-conflict", "session %q has its own browser (pid %d); stop it with 'dtb browser stop' or use another --session to attach to %s", st.Name, cur.PID, s.cfg.CDP).With("session", st.Name).With("pid", cur.PID)
+	}
+	if cur != nil && !cur.Attached {
+		browser.CleanupDead(ctx, cur)
+	}
+	if cur == nil || cur.WebSocket != target.WebSocket {
+		st.resetBrowser(target)
+	} else {
+		st.Browser = target
+	}
+	return nil
+}
+
+// remembered is the session's browser when it still answers (under the
+// lock). One that went away is forgotten (and what is left of an own one
+// ended): nil, with a browser-gone warning, or the browser-gone error when
+// --no-launch forbids a new one. nil, nil also when there is none.
+func (s *Session) remembered(ctx context.Context, st *State) (*browser.BrowserInfo, error) {
+	cur := st.Browser
+	if cur == nil {
+		return nil, nil
+	}
+	err := s.reachable(ctx, cur)
+	if err == nil {
+		return cur, nil
+	}
+	s.tried = append(s.tried, attempt("session", endpointOf(cur), err))
+	what := "the session's browser"
+	if cur.Attached {
+		what = "the browser the session attached to"
+	} else {
+		browser.CleanupDead(ctx, cur)
+	}
+	st.resetBrowser(nil)
+	if s.cfg.NoLaunch {
+		return nil, output.Errorf("browser-gone", "%s (%s) is gone and --no-launch forbids a new one", what, endpointOf(cur)).With("endpoint", endpointOf(cur)).With("session", st.Name)
+	}
+	s.warn("browser-gone", fmt.Sprintf("%s (%s) is gone; launching a new one", what, endpointOf(cur)), map[string]any{"endpoint": endpointOf(cur), "pid": cur.PID})
+	return nil, nil
+}
+
+// launchOwn launches the session's own browser (under the lock, unless
+// --no-launch) and takes ownership of its first tab.
+func (s *Session) launchOwn(ctx context.Context, st *State) (*browser.BrowserInfo, error) {
+	if s.cfg.NoLaunch {
+		return nil, output.Errorf("no-browser", "no browser for session %q and --no-launch is set; start one with 'dtb browser launch' or attach with --cdp", st.Name).With("session", st.Name)
+	}
+	info, err := s.launch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st.resetBrowser(info)
+	s.ownFirstTabs(ctx, st, info)
+	return info, nil
+}
+
+// ownFirstTabs makes a just-launched browser's own first tab dtb's, its
+// window fitted to the viewport. The DevTools port can answer before Chrome
+// has made that tab, so it is given a moment to appear.
+func (s *Session) ownFirstTabs(ctx context.Context, st *State, info *browser.BrowserInfo) {
+	pages, err := browser.FirstPages(ctx, info.Endpoint)
+	if err != nil {
+		return
+	}
+	if len(pages) > 0 && s.cfg.WindowSize == "" {
+		if old := pages[0].ID; s.fitLaunched(ctx, info, old, s.viewport()) {
+			if again, err := browser.FirstPages(ctx, info.Endpoint); err == nil {
+				pages = slices.DeleteFunc(again, func(p browser.TargetInfo) bool { return p.ID == old })
+			}
+		}
+	}
+	now := time.Now().UTC()
+	for _, p := range pages {
+		st.Own(p.ID, "", "", now)
+		if st.CurrentTab == "" {
+			st.CurrentTab = p.ID
+		}
+	}
+	if len(pages) == 1 && pages[0].URL == "about:blank" {
+		s.launchTab = pages[0].ID
+	}
 }
 
 func (s *Session) launch(ctx context.Context) (*browser.BrowserInfo, error) {
@@ -271,22 +305,6 @@ func (s *Session) launch(ctx context.Context) (*browser.BrowserInfo, error) {
 	})
 	s.tried = append(s.tried, attempt("launch", bin, err))
 	return info, err
-}
-
-// firstPages lists a just-launched browser's pages, waiting up to half a second
-// for its first tab.
-func firstPages(ctx context.Context, endpoint string) ([]browser.TargetInfo, error) {
-	for i := 0; ; i++ {
-		pages, err := browser.ListPagesHTTP(ctx, endpoint)
-		if err != nil || len(pages) > 0 || i >= 100 {
-			return pages, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
 }
 
 func attempt(source, endpoint string, err error) browser.Attempt {
@@ -320,7 +338,7 @@ func (s *Session) reachable(ctx context.Context, b *browser.BrowserInfo) error {
 		if err != nil {
 			return err
 		}
-		if pathOf(v.WebSocket) != pathOf(b.WebSocket) {
+		if browser.PathOf(v.WebSocket) != browser.PathOf(b.WebSocket) {
 			return errors.New("a different browser now answers at " + b.Endpoint)
 		}
 		return nil
@@ -336,86 +354,6 @@ func (s *Session) reachable(ctx context.Context, b *browser.BrowserInfo) error {
 	}
 	s.bconn = c
 	return nil
-}
-
-func pathOf(u string) string {
-	if i := strings.Index(u, "/devtools/"); i >= 0 {
-		return u[i:]
-	}
-	return u
-}
-
-// answers reports whether b's endpoint answers as the same browser.
-func answers(ctx context.Context, b *browser.BrowserInfo) bool {
-	if b.Endpoint == "" {
-		return false
-	}
-	cctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	v, err := browser.FetchVersion(cctx, b.Endpoint, nil)
-	return err == nil && pathOf(v.WebSocket) == pathOf(b.WebSocket)
-}
-
-// cleanupDead ends what is left of the session's own browser once it no
-// longer answers (a browser hung, or its processes outliving a killed
-// launcher), so nothing of it stays orphaned, and removes its temporary
-// profile. A browser that still answers is left alone, profile and all.
-func (s *Session) cleanupDead(ctx context.Context, b *browser.BrowserInfo) {
-	if b == nil || b.Attached || answers(ctx, b) {
-		return
-	}
-	if endProcesses(b, 0) && b.TempProfile && b.ProfileDir != "" {
-		browser.RemoveProfile(b.ProfileDir)
-	}
-}
-
-// groupOf is the process group dtb started b in.
-func groupOf(b *browser.BrowserInfo) int {
-	if b.Group != 0 {
-		return b.Group
-	}
-	return b.PID // state from before Group: the PID led the group
-}
-
-// endProcesses waits grace for the own browser b's processes to exit, then
-// sends them SIGTERM, then SIGKILL, until none remains: the process group dtb
-// started it in and every process naming its profile. It reports whether none
-// remains.
-func endProcesses(b *browser.BrowserInfo, grace time.Duration) bool {
-	group := groupOf(b)
-	left := func() []int {
-		pids, ok := browser.BrowserProcs(group, b.ProfileDir)
-		if !ok { // no /proc: the group and the browser's own PID
-			if browser.ProcessAlive(b.PID) && browser.ProcessIs(b.PID, b.ProfileDir) {
-				return []int{b.PID}
-			}
-			return nil
-		}
-		return pids
-	}
-	for _, step := range []struct {
-		sig  syscall.Signal
-		wait time.Duration
-	}{{0, grace}, {syscall.SIGTERM, 3 * time.Second}, {syscall.SIGKILL, 2 * time.Second}} {
-		deadline := time.Now().Add(step.wait)
-		for {
-			pids := left()
-			if len(pids) == 0 {
-				return true
-			}
-			if step.sig != 0 {
-				browser.SignalProcs(pids, step.sig) // again each round: a helper started meanwhile too
-				if _, ok := browser.BrowserProcs(group, b.ProfileDir); !ok {
-					browser.KillGroup(group, step.sig)
-				}
-			}
-			if !time.Now().Before(deadline) {
-				break
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	return len(left()) == 0
 }
 
 // dial opens a CDP websocket, its connection and handshake bounded by
@@ -485,29 +423,15 @@ func (s *Session) StopBrowser(ctx context.Context) (*StopResult, error) {
 		// The whole browser ends: whatever answers at its endpoint (whether or
 		// not the recorded PID still runs) is asked to close, then every process
 		// of its group and profile is signalled until none remains.
-		running := answers(ctx, b)
-		if running {
-			cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			if c, err := cdp.Dial(cctx, b.WebSocket, nil); err == nil {
-				c.Call(cctx, "", "Browser.close", nil, nil)
-				c.Close()
-			}
-			cancel()
-		} else if pids, ok := browser.BrowserProcs(groupOf(b), b.ProfileDir); ok && len(pids) > 0 || !ok && browser.ProcessAlive(b.PID) && browser.ProcessIs(b.PID, b.ProfileDir) {
-			running = true
-		}
-		gone := endProcesses(b, 5*time.Second)
-		res.Stopped = running
-		if !running {
+		end := browser.Stop(ctx, b)
+		res.Stopped = end.Running
+		switch {
+		case !end.Gone:
+			res.Message = "the browser did not exit; its profile is kept"
+		case !end.Running:
 			res.Message = "the browser had already exited"
 		}
-		switch {
-		case !gone || answers(ctx, b):
-			// Never delete the profile of a browser that still runs.
-			res.Message = "the browser did not exit; its profile is kept"
-		case b.TempProfile && b.ProfileDir != "":
-			res.ProfileRemoved = browser.RemoveProfile(b.ProfileDir) == nil
-		}
+		res.ProfileRemoved = end.ProfileRemoved
 		st.resetBrowser(nil)
 		return nil
 	})
