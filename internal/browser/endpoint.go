@@ -347,7 +347,7 @@ func PathOf(u string) string {
 	return u
 }
 
-// Answers reports whether b's endpoint answers as the same 
+// Answers reports whether b's endpoint answers as the same
 func Answers(ctx context.Context, b *BrowserInfo) bool {
 	if b.Endpoint == "" {
 		return false
