@@ -3,7 +3,7 @@ package commands
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/session"
 )
 
 // launchResult is what `dtb browser launch` prints.
@@ -51,7 +51,7 @@ Example:
 					cfg.WindowSize = c.String("window-size")
 					ctx, cancel := commandContext(c)
 					defer cancel()
-					sess, err := cdp.Open(ctx, cfg)
+					sess, err := session.Open(ctx, cfg)
 					if err != nil {
 						return nil, err
 					}

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/dtb-cli/dtb/internal/testbrowser"
+	"github.com/dtb-cli/dtb/internal/browsertest"
 )
 
 // TestBrowserCLI runs the real dtb binary (built once per test binary) against one
@@ -23,7 +23,7 @@ import (
 // served from testdata/pages on 127.0.0.1. It asserts stdout JSON, the stderr
 // reason and the exit code of each command.
 func TestBrowserCLI(t *testing.T) {
-	testbrowser.Need(t, testbrowser.Find().Preferred(), "Chromium")
+	browsertest.Need(t, browsertest.Find().Preferred(), "Chromium")
 	e := newCLI(t)
 	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "testdata", "pages"))))
 	defer srv.Close()
@@ -66,7 +66,7 @@ func TestBrowserCLI(t *testing.T) {
 	r := e.Run(t, "browser", "launch")
 	r.Exit(t, 0)
 	r.Decode(t, &launched)
-	t.Cleanup(func() { testbrowser.Kill(launched.PID) })
+	t.Cleanup(func() { browsertest.Kill(launched.PID) })
 	if launched.PID == 0 || !launched.Headless || launched.Endpoint == "" {
 		t.Fatalf("launch: %s", r.Stdout)
 	}
@@ -214,7 +214,7 @@ func TestBrowserCLI(t *testing.T) {
 	t.Run("ten commands at once", func(t *testing.T) {
 		before := ownedTabs(t, e)
 		var wg sync.WaitGroup
-		results := make([]testbrowser.Result, 10)
+		results := make([]browsertest.Result, 10)
 		for i := range 10 {
 			wg.Add(1)
 			go func() {
@@ -248,24 +248,24 @@ func TestBrowserCLI(t *testing.T) {
 		r.Exit(t, 0)
 		r = e.Run(t, "browser", "stop", "--session", "attached")
 		r.Exit(t, 0)
-		if !strings.Contains(r.Stdout, `"detached":true`) || !testbrowser.Alive(launched.PID) {
+		if !strings.Contains(r.Stdout, `"detached":true`) || !browsertest.Alive(launched.PID) {
 			t.Fatalf("stop ended an attached browser: %s", r.Stdout)
 		}
 	})
 	t.Run("browser killed mid-session", func(t *testing.T) {
 		// Only the browser process dies (it does not lead its group under
 		// the Debian wrapper); its helpers outlive it for a while.
-		group := testbrowser.GroupOf(launched.PID)
+		group := browsertest.GroupOf(launched.PID)
 		if group == 0 {
 			t.Fatalf("cannot read the process group of the browser (pid %d)", launched.PID)
 		}
-		testbrowser.Kill(launched.PID)
+		browsertest.Kill(launched.PID)
 		r := e.Run(t, "eval", "1+1")
 		r.Exit(t, 0)
 		if !strings.Contains(r.Stderr, "browser-gone") {
 			t.Fatalf("no browser-gone warning: %q", r.Stderr)
 		}
-		if left := testbrowser.GroupMembers(group); len(left) > 0 {
+		if left := browsertest.GroupMembers(group); len(left) > 0 {
 			t.Errorf("processes %v of the killed browser's group %d still run after dtb replaced it", left, group)
 		}
 		var st struct{ Browser struct{ PID int } }
@@ -273,10 +273,10 @@ func TestBrowserCLI(t *testing.T) {
 		if st.Browser.PID == 0 || st.Browser.PID == launched.PID {
 			t.Fatalf("browser not replaced: %+v", st)
 		}
-		t.Cleanup(func() { testbrowser.Kill(st.Browser.PID) })
+		t.Cleanup(func() { browsertest.Kill(st.Browser.PID) })
 		r = e.Run(t, "browser", "stop")
 		r.Exit(t, 0)
-		if !strings.Contains(r.Stdout, `"stopped":true`) || testbrowser.Alive(st.Browser.PID) {
+		if !strings.Contains(r.Stdout, `"stopped":true`) || browsertest.Alive(st.Browser.PID) {
 			t.Fatalf("stop: %s", r.Stdout)
 		}
 		if _, err := os.Stat(launched.ProfileDir); err == nil {
@@ -292,8 +292,8 @@ func TestBrowserCLI(t *testing.T) {
 
 // newCLI runs the dtb built for this test binary with the test's own state and
 // cache.
-func newCLI(t *testing.T) *testbrowser.CLI {
-	return testbrowser.NewCLI(testbrowser.MustBuild(t), t.TempDir(), "DTB_TIMEOUT=60s")
+func newCLI(t *testing.T) *browsertest.CLI {
+	return browsertest.NewCLI(browsertest.MustBuild(t), t.TempDir(), "DTB_TIMEOUT=60s")
 }
 
 // sessionFile is what the CLI tests read of the default session's file.
@@ -302,12 +302,12 @@ type sessionFile struct {
 	Tabs    map[string]struct{ Alias string }
 }
 
-func readSession(e *testbrowser.CLI) (sessionFile, error) {
+func readSession(e *browsertest.CLI) (sessionFile, error) {
 	return readSessionNamed(e, "default")
 }
 
 // readSessionNamed is readSession of the named session.
-func readSessionNamed(e *testbrowser.CLI, name string) (sessionFile, error) {
+func readSessionNamed(e *browsertest.CLI, name string) (sessionFile, error) {
 	var st sessionFile
 	b, err := os.ReadFile(filepath.Join(e.State, "sessions", name+".json"))
 	if err != nil {
@@ -320,7 +320,7 @@ func readSessionNamed(e *testbrowser.CLI, name string) (sessionFile, error) {
 }
 
 // ownedTabs reads the session file: the aliases of its owned tabs.
-func ownedTabs(t *testing.T, e *testbrowser.CLI) map[string]bool {
+func ownedTabs(t *testing.T, e *browsertest.CLI) map[string]bool {
 	t.Helper()
 	st, err := readSession(e)
 	if err != nil {
@@ -335,7 +335,7 @@ func ownedTabs(t *testing.T, e *testbrowser.CLI) map[string]bool {
 
 // browserPID is the PID of the default session's browser from its session
 // file; 0 without one.
-func browserPID(e *testbrowser.CLI) int {
+func browserPID(e *browsertest.CLI) int {
 	st, _ := readSession(e)
 	return st.Browser.PID
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dtb-cli/dtb/internal/testbrowser"
+	"github.com/dtb-cli/dtb/internal/browsertest"
 )
 
 // TestBrowserProcessesCLI launches the browser through a launcher script that
@@ -24,8 +24,8 @@ func TestBrowserProcessesCLI(t *testing.T) {
 	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
 		t.Skip("needs /proc")
 	}
-	bin := testbrowser.Find().Preferred()
-	testbrowser.Need(t, bin, "Chromium")
+	bin := browsertest.Find().Preferred()
+	browsertest.Need(t, bin, "Chromium")
 	wrapper := launcherScript(t, bin)
 	e := newCLI(t)
 	e.Env = append(e.Env, "DTB_CHROME="+wrapper)
@@ -37,7 +37,7 @@ func TestBrowserProcessesCLI(t *testing.T) {
 	t.Cleanup(func() {
 		for _, l := range seen {
 			for _, pid := range procsOfProfile(l.ProfileDir) {
-				testbrowser.Kill(pid)
+				browsertest.Kill(pid)
 			}
 		}
 	})
@@ -68,7 +68,7 @@ func TestBrowserProcessesCLI(t *testing.T) {
 		}
 		// The script alone (it leads the browser's process group: not -pid).
 		syscall.Kill(script, syscall.SIGKILL)
-		for i := 0; testbrowser.Alive(script) && i < 500; i++ {
+		for i := 0; browsertest.Alive(script) && i < 500; i++ {
 			time.Sleep(10 * time.Millisecond)
 		}
 		r := e.Run(t, "eval", "1+1")
@@ -141,7 +141,7 @@ func procsOfProfile(profile string) []int {
 	members := map[int][]int{}
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || !testbrowser.Alive(pid) {
+		if err != nil || !browsertest.Alive(pid) {
 			continue
 		}
 		pgrp := statField(pid, 2)

@@ -22,15 +22,15 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/urfave/cli/v2"
 
+	"github.com/dtb-cli/dtb/internal/browsertest"
 	"github.com/dtb-cli/dtb/internal/output"
-	"github.com/dtb-cli/dtb/internal/testbrowser"
 )
 
 // TestMain builds the real dtb: "exec dtb …" in a script runs this test binary as
 // dtb, through commands.Main exactly as cmd/dtb does. The *_cli_test.go tests run
-// cmd/dtb itself, built once (testbrowser.MustBuild) and removed at the end.
+// cmd/dtb itself, built once (browsertest.MustBuild) and removed at the end.
 func TestMain(m *testing.M) {
-	testscript.Main(testbrowser.Releasing(m), map[string]func(){
+	testscript.Main(browsertest.Releasing(m), map[string]func(){
 		"dtb": func() {
 			os.Exit(Main(os.Args, IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}))
 		},

@@ -8,8 +8,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
-	"github.com/dtb-cli/dtb/internal/cdp/pagedata"
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/pagedata"
+	"github.com/dtb-cli/dtb/internal/session"
 )
 
 func init() {
@@ -23,7 +24,7 @@ func init() {
 				return nil, output.Usage("cookies %s takes at most one cookie NAME, got %d arguments", c.Command.Name, c.NArg())
 			}
 			name, urls := c.Args().First(), c.StringSlice("url")
-			return withPage(c, inv, func(ctx context.Context, _ *cdp.Session, p *cdp.Page) (any, error) {
+			return withPage(c, inv, func(ctx context.Context, _ *session.Session, p *cdp.Page) (any, error) {
 				if clear {
 					return pagedata.ClearCookies(ctx, p, urls, name)
 				}
@@ -53,7 +54,7 @@ Examples:
 				// Not echoed: "dtb cookies NAME VALUE" (set forgotten) holds a value.
 				return nil, output.Usage("cookies takes a subcommand: get [NAME], set NAME VALUE or clear [NAME]")
 			}
-			return withPage(c, inv, func(ctx context.Context, _ *cdp.Session, p *cdp.Page) (any, error) {
+			return withPage(c, inv, func(ctx context.Context, _ *session.Session, p *cdp.Page) (any, error) {
 				return pagedata.Cookies(ctx, p, c.StringSlice("url"), "")
 			})
 		}),
@@ -124,7 +125,7 @@ Examples:
 							return nil, err
 						}
 					}
-					return withPage(c, inv, func(ctx context.Context, _ *cdp.Session, p *cdp.Page) (any, error) {
+					return withPage(c, inv, func(ctx context.Context, _ *session.Session, p *cdp.Page) (any, error) {
 						return pagedata.SetCookie(ctx, p, spec)
 					})
 				}),

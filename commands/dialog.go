@@ -7,6 +7,7 @@ import (
 
 	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/session"
 )
 
 func init() {
@@ -72,14 +73,14 @@ func runDialog(c *cli.Context, inv *invocation) (any, error) {
 	if c.IsSet("text") && answer != "accept" {
 		return nil, output.Usage("--text goes with dialog accept")
 	}
-	return withTab(c, inv, func(ctx context.Context, sess *cdp.Session, p *cdp.Page) (any, error) {
+	return withTab(c, inv, func(ctx context.Context, sess *session.Session, p *cdp.Page) (any, error) {
 		return sess.AnswerTabDialog(ctx, p, answer, c.String("text"))
 	})
 }
 
 // guardDialogs starts the dialog guard of a page command on p, with the
-// command's --dialog policy (see cdp.GuardDialogs).
-func guardDialogs(ctx context.Context, c *cli.Context, sess *cdp.Session, p *cdp.Page, readDefault, by string) (*cdp.DialogGuard, error) {
+// command's --dialog policy (see session.Session.GuardDialogs).
+func guardDialogs(ctx context.Context, c *cli.Context, sess *session.Session, p *cdp.Page, readDefault, by string) (*session.DialogGuard, error) {
 	answer, err := cdp.ParseDialogAnswer(c.String("dialog"))
 	if err != nil {
 		return nil, err

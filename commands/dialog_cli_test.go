@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dtb-cli/dtb/internal/testbrowser"
+	"github.com/dtb-cli/dtb/internal/browsertest"
 )
 
 // pageLog is the fixture's own record of what its dialogs returned.
-func pageLog(t *testing.T, e *testbrowser.CLI, extra ...string) string {
+func pageLog(t *testing.T, e *browsertest.CLI, extra ...string) string {
 	t.Helper()
 	r := e.Run(t, append([]string{"eval", "window.log.join(' ')", "-r"}, extra...)...)
 	r.Exit(t, 0)
@@ -32,7 +32,7 @@ type dialogDoc struct {
 // answer it; eval that meets a dialog fails dialog-open. The headless shell
 // dismisses a dialog left open when the command detaches.
 func TestDialogsCLI(t *testing.T) {
-	testbrowser.Need(t, testbrowser.Find().Preferred(), "Chromium")
+	browsertest.Need(t, browsertest.Find().Preferred(), "Chromium")
 	e := newCLI(t)
 	srv := interactServer(t, e)
 	e.Run(t, "open", srv.URL+"/dialogs.html").Exit(t, 0)
@@ -204,8 +204,8 @@ func TestDialogsCLI(t *testing.T) {
 // ends (Chromium): a later page command fails dialog-open at once, naming it,
 // and dtb dialog shows it.
 func TestDialogsKeptOpenCLI(t *testing.T) {
-	full := testbrowser.Find().Chromium
-	testbrowser.Need(t, full, "Chromium")
+	full := browsertest.Find().Chromium
+	browsertest.Need(t, full, "Chromium")
 	e := newCLI(t)
 	e.Env = append(e.Env, "DTB_CHROME="+full, "DTB_SESSION=kept")
 	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "testdata", "interact"))))
@@ -213,7 +213,7 @@ func TestDialogsKeptOpenCLI(t *testing.T) {
 	t.Cleanup(func() {
 		st, _ := readSessionNamed(e, "kept")
 		e.Run(t, "browser", "stop")
-		testbrowser.Kill(st.Browser.PID)
+		browsertest.Kill(st.Browser.PID)
 	})
 	e.Run(t, "open", srv.URL+"/dialogs.html").Exit(t, 0)
 	var doc dialogDoc

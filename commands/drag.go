@@ -5,9 +5,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dtb-cli/dtb/internal/cdp"
-	"github.com/dtb-cli/dtb/internal/cdp/interact"
+	"github.com/dtb-cli/dtb/internal/interact"
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/session"
 )
 
 // catDropTarget groups drag's --to-… flags in its help.
@@ -83,7 +83,7 @@ Examples:
 				return nil, output.Usage("--steps must be between 1 and 200, not %d", n)
 			}
 			o := interact.DragOptions{Steps: c.Int("steps"), Force: c.Bool("force"), Settle: settleFrom(c)}
-			return withInteract(c, inv, func(ctx context.Context, _ *cdp.Session, pg *interact.Page) (any, error) {
+			return withInteract(c, inv, func(ctx context.Context, _ *session.Session, pg *interact.Page) (any, error) {
 				return pg.Drag(ctx, src, dst, o)
 			})
 		}),

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/session"
 )
 
 func init() {
@@ -35,7 +36,7 @@ Examples:
 			if err != nil {
 				return nil, err
 			}
-			return withPage(c, inv, func(ctx context.Context, _ *cdp.Session, p *cdp.Page) (any, error) {
+			return withPage(c, inv, func(ctx context.Context, _ *session.Session, p *cdp.Page) (any, error) {
 				// The ceiling applies to the page's answer too: a huge value is
 				// refused as it arrives, not decoded and copied first.
 				return p.EvaluateLimited(ctx, expr, !c.Bool("no-await"), inv.printer.MaxBytes())

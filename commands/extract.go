@@ -8,8 +8,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
-	"github.com/dtb-cli/dtb/internal/cdp/read"
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/read"
+	"github.com/dtb-cli/dtb/internal/session"
 )
 
 const catReadFlags = "Reading"
@@ -116,12 +117,12 @@ func runExtract(c *cli.Context, inv *invocation) (any, error) {
 	return res, timeoutOr(ctx, err)
 }
 
-func extractIn(ctx context.Context, c *cli.Context, inv *invocation, sess *cdp.Session, url string, opts read.Options) (any, error) {
+func extractIn(ctx context.Context, c *cli.Context, inv *invocation, sess *session.Session, url string, opts read.Options) (any, error) {
 	var status *int
 	var p *cdp.Page
-	var g *cdp.DialogGuard
+	var g *session.DialogGuard
 	if url != "" {
-		o := cdp.OpenOptions{URL: url, Current: c.Bool("current"), Tab: c.String("tab"), Workspace: c.String("workspace"), Wait: cdp.WaitNone, Keep: true}
+		o := session.OpenOptions{URL: url, Current: c.Bool("current"), Tab: c.String("tab"), Workspace: c.String("workspace"), Wait: cdp.WaitNone, Keep: true}
 		// Dialogs are watched from before the navigation: an alert while
 		// loading is answered as it opens.
 		o.Prepare = func(ctx context.Context, tab *cdp.Page) error {
@@ -180,6 +181,6 @@ func extractIn(ctx context.Context, c *cli.Context, inv *invocation, sess *cdp.S
 // readGuard is the dialog guard of a read: dialogs are dismissed unless
 // --dialog (or an armed answer) says otherwise, because reading must not be
 // blocked.
-func readGuard(ctx context.Context, c *cli.Context, sess *cdp.Session, p *cdp.Page) (*cdp.DialogGuard, error) {
+func readGuard(ctx context.Context, c *cli.Context, sess *session.Session, p *cdp.Page) (*session.DialogGuard, error) {
 	return guardDialogs(ctx, c, sess, p, "dismiss", "read")
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/session"
 )
 
 const catBrowserFlags = "Browser"
@@ -39,16 +40,16 @@ func withBrowserFlags(own ...cli.Flag) []cli.Flag {
 }
 
 // browserConfig builds the internal/cdp configuration from the flags.
-func browserConfig(c *cli.Context, inv *invocation) (cdp.Config, error) {
+func browserConfig(c *cli.Context, inv *invocation) (session.Config, error) {
 	header := http.Header{}
 	for _, h := range c.StringSlice("cdp-header") {
 		name, value, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(name) == "" {
-			return cdp.Config{}, output.Usage("--cdp-header wants 'Name: value', got %q", h)
+			return session.Config{}, output.Usage("--cdp-header wants 'Name: value', got %q", h)
 		}
 		header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
 	}
-	cfg := cdp.Config{
+	cfg := session.Config{
 		Session:        c.String("session"),
 		CDP:            c.String("cdp"),
 		AutoConnect:    c.Bool("auto-connect"),
@@ -59,8 +60,8 @@ func browserConfig(c *cli.Context, inv *invocation) (cdp.Config, error) {
 		Warn:           inv.printer.Warn,
 	}
 	if v := c.String("viewport"); v != "" {
-		if _, err := cdp.ParseViewport(v); err != nil {
-			return cdp.Config{}, err
+		if _, err := session.ParseViewport(v); err != nil {
+			return session.Config{}, err
 		}
 		cfg.Viewport = v
 	}
@@ -75,13 +76,13 @@ func browserConfig(c *cli.Context, inv *invocation) (cdp.Config, error) {
 
 // browserSession opens the session named by the flags (a state-file read, no
 // connection) and the command's deadline. Callers defer both closers.
-func browserSession(c *cli.Context, inv *invocation) (*cdp.Session, context.Context, func(), error) {
+func browserSession(c *cli.Context, inv *invocation) (*session.Session, context.Context, func(), error) {
 	cfg, err := browserConfig(c, inv)
 	if err != nil {
 		return nil, nil, func() {}, err
 	}
 	ctx, cancel := commandContext(c)
-	sess, err := cdp.Open(ctx, cfg)
+	sess, err := session.Open(ctx, cfg)
 	if err != nil {
 		cancel()
 		return nil, nil, func() {}, err
@@ -102,14 +103,14 @@ func commandContext(c *cli.Context) (context.Context, context.CancelFunc) {
 }
 
 // tabSelector is the --tab / --workspace selection of a page command.
-func tabSelector(c *cli.Context) cdp.TabSelector {
-	return cdp.TabSelector{Tab: c.String("tab"), Workspace: c.String("workspace")}
+func tabSelector(c *cli.Context) session.TabSelector {
+	return session.TabSelector{Tab: c.String("tab"), Workspace: c.String("workspace")}
 }
 
 // withPage runs fn on the selected tab, under its dialog guard, and
 // detaches afterwards.
-func withPage(c *cli.Context, inv *invocation, fn func(ctx context.Context, sess *cdp.Session, p *cdp.Page) (any, error)) (any, error) {
-	return withTab(c, inv, func(ctx context.Context, sess *cdp.Session, p *cdp.Page) (any, error) {
+func withPage(c *cli.Context, inv *invocation, fn func(ctx context.Context, sess *session.Session, p *cdp.Page) (any, error)) (any, error) {
+	return withTab(c, inv, func(ctx context.Context, sess *session.Session, p *cdp.Page) (any, error) {
 		g, err := guardDialogs(ctx, c, sess, p, "", "")
 		if err != nil {
 			return nil, err
@@ -119,7 +120,7 @@ func withPage(c *cli.Context, inv *invocation, fn func(ctx context.Context, sess
 }
 
 // withTab runs fn on the selected tab and detaches afterwards.
-func withTab(c *cli.Context, inv *invocation, fn func(ctx context.Context, sess *cdp.Session, p *cdp.Page) (any, error)) (any, error) {
+func withTab(c *cli.Context, inv *invocation, fn func(ctx context.Context, sess *session.Session, p *cdp.Page) (any, error)) (any, error) {
 	sess, ctx, done, err := browserSession(c, inv)
 	if err != nil {
 		return nil, err

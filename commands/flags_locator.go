@@ -7,8 +7,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
-	"github.com/dtb-cli/dtb/internal/cdp/interact"
+	"github.com/dtb-cli/dtb/internal/interact"
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/session"
 )
 
 const catLocator = "Locator"
@@ -143,8 +144,8 @@ func leadingRef(args []string) (ref string, rest []string) {
 
 // withInteract runs fn with an interact.Page on the selected tab, the
 // session's refs loaded.
-func withInteract(c *cli.Context, inv *invocation, fn func(ctx context.Context, sess *cdp.Session, pg *interact.Page) (any, error)) (any, error) {
-	return withPage(c, inv, func(ctx context.Context, sess *cdp.Session, p *cdp.Page) (any, error) {
+func withInteract(c *cli.Context, inv *invocation, fn func(ctx context.Context, sess *session.Session, pg *interact.Page) (any, error)) (any, error) {
+	return withPage(c, inv, func(ctx context.Context, sess *session.Session, p *cdp.Page) (any, error) {
 		pg := interactPage(sess, p)
 		defer pg.Close()
 		return fn(ctx, sess, pg)
@@ -153,7 +154,7 @@ func withInteract(c *cli.Context, inv *invocation, fn func(ctx context.Context, 
 
 // interactPage is the interaction view of a tab, with the session's refs loaded
 // so @eN locators resolve. The caller closes it.
-func interactPage(sess *cdp.Session, p *cdp.Page) *interact.Page {
+func interactPage(sess *session.Session, p *cdp.Page) *interact.Page {
 	pg := interact.New(p, p.ID)
 	pg.Refs = interact.LoadRefs(sess.State())
 	return pg

@@ -6,7 +6,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
-	"github.com/dtb-cli/dtb/internal/cdp/read"
+	"github.com/dtb-cli/dtb/internal/read"
+	"github.com/dtb-cli/dtb/internal/session"
 )
 
 func init() {
@@ -81,7 +82,7 @@ func historyCommand(c *cli.Context, inv *invocation, nav func(ctx context.Contex
 	if err != nil {
 		return nil, err
 	}
-	return withPage(c, inv, func(ctx context.Context, _ *cdp.Session, p *cdp.Page) (any, error) {
+	return withPage(c, inv, func(ctx context.Context, _ *session.Session, p *cdp.Page) (any, error) {
 		if !p.Owned {
 			return nil, cdp.NotOwned(p)
 		}

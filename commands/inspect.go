@@ -5,9 +5,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dtb-cli/dtb/internal/cdp"
-	"github.com/dtb-cli/dtb/internal/cdp/interact"
+	"github.com/dtb-cli/dtb/internal/interact"
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/session"
 )
 
 // inspectResult is what `dtb inspect` prints: compact lines by default,
@@ -69,13 +69,13 @@ Examples:
 				o.In = &l
 			}
 			o.Within = c.String("within")
-			return withInteract(c, inv, func(ctx context.Context, sess *cdp.Session, pg *interact.Page) (any, error) {
+			return withInteract(c, inv, func(ctx context.Context, sess *session.Session, pg *interact.Page) (any, error) {
 				ins, err := pg.Inspect(ctx, o)
 				if err != nil {
 					return nil, err
 				}
 				tabID := pg.TabID()
-				if err := sess.Update(ctx, func(st *cdp.State) error {
+				if err := sess.Update(ctx, func(st *session.State) error {
 					interact.StoreRefs(st, tabID, ins.Refs)
 					return nil
 				}); err != nil {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dtb-cli/dtb/internal/testbrowser"
+	"github.com/dtb-cli/dtb/internal/browsertest"
 )
 
 // TestInteractCLI runs the interaction commands as a user would: the real
@@ -45,7 +45,7 @@ func TestInteractCLI(t *testing.T) {
 		}
 	})
 
-	testbrowser.Need(t, testbrowser.Find().Preferred(), "Chromium")
+	browsertest.Need(t, browsertest.Find().Preferred(), "Chromium")
 	srv := interactServer(t, e)
 
 	e.Run(t, "open", srv.URL+"/cards.html").Exit(t, 0)
@@ -149,13 +149,13 @@ func TestInteractCLI(t *testing.T) {
 
 // interactServer serves testdata/interact on 127.0.0.1 until the test ends,
 // and then stops the default session's browser.
-func interactServer(t *testing.T, e *testbrowser.CLI) *httptest.Server {
+func interactServer(t *testing.T, e *browsertest.CLI) *httptest.Server {
 	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "testdata", "interact"))))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() {
 		pid := browserPID(e)
 		e.Run(t, "browser", "stop")
-		testbrowser.Kill(pid)
+		browsertest.Kill(pid)
 	})
 	return srv
 }

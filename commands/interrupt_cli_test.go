@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dtb-cli/dtb/internal/testbrowser"
+	"github.com/dtb-cli/dtb/internal/browsertest"
 )
 
 // TestInterruptCLI: Ctrl-C (SIGINT) during any long-running browser command
@@ -20,7 +20,7 @@ import (
 // readiness wait of extract). The relay and state --until are covered by
 // testdata/script/interrupt.txtar.
 func TestInterruptCLI(t *testing.T) {
-	testbrowser.Need(t, testbrowser.Find().Preferred(), "Chromium")
+	browsertest.Need(t, browsertest.Find().Preferred(), "Chromium")
 	e := newCLI(t)
 	stop := make(chan struct{})
 	mux := http.NewServeMux()
@@ -41,7 +41,7 @@ func TestInterruptCLI(t *testing.T) {
 	defer func() {
 		pid := browserPID(e)
 		e.Run(t, "browser", "stop")
-		testbrowser.Kill(pid)
+		browsertest.Kill(pid)
 	}()
 	e.Run(t, "open", srv.URL+"/index.html").Exit(t, 0)
 	e.Run(t, "open", srv.URL+"/hang", "--wait", "none").Exit(t, 0)
@@ -68,7 +68,7 @@ func TestInterruptCLI(t *testing.T) {
 
 // interruptAfter runs dtb with args, sends it SIGINT after d and returns its
 // exit code and output.
-func interruptAfter(t *testing.T, e *testbrowser.CLI, d time.Duration, args ...string) (int, string, string) {
+func interruptAfter(t *testing.T, e *browsertest.CLI, d time.Duration, args ...string) (int, string, string) {
 	t.Helper()
 	cmd := exec.Command(e.Bin, args...)
 	cmd.Env = e.Environ()
@@ -83,7 +83,7 @@ func interruptAfter(t *testing.T, e *testbrowser.CLI, d time.Duration, args ...s
 	go func() { cmd.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(testbrowser.RunTimeout):
+	case <-time.After(browsertest.RunTimeout):
 		cmd.Process.Kill()
 		<-done
 		t.Fatalf("dtb %v did not exit after SIGINT", args)

@@ -6,8 +6,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
-	"github.com/dtb-cli/dtb/internal/cdp/pagedata"
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/pagedata"
+	"github.com/dtb-cli/dtb/internal/session"
 )
 
 func init() {
@@ -58,7 +59,7 @@ Examples:
 			if o.Wait < 0 {
 				return nil, output.Usage("--watch must not be negative")
 			}
-			return withPage(c, inv, func(ctx context.Context, _ *cdp.Session, p *cdp.Page) (any, error) {
+			return withPage(c, inv, func(ctx context.Context, _ *session.Session, p *cdp.Page) (any, error) {
 				if o.Reload && !p.Owned {
 					return nil, cdp.NotOwned(p)
 				}

@@ -6,8 +6,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
-	"github.com/dtb-cli/dtb/internal/cdp/read"
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/read"
+	"github.com/dtb-cli/dtb/internal/session"
 )
 
 func init() {
@@ -39,7 +40,7 @@ Examples:
 			if err != nil {
 				return nil, err
 			}
-			opts := cdp.OpenOptions{
+			opts := session.OpenOptions{
 				URL:       c.Args().First(),
 				Current:   c.Bool("current"),
 				Tab:       c.String("tab"),
@@ -66,8 +67,8 @@ Examples:
 // openWatched opens under the dialog guard of the tab: a page that opens a
 // dialog while it loads ends the wait at once (the navigation happened) and
 // the dialog is reported, or answered by --dialog.
-func openWatched(ctx context.Context, c *cli.Context, inv *invocation, sess *cdp.Session, opts cdp.OpenOptions) (any, error) {
-	var g *cdp.DialogGuard
+func openWatched(ctx context.Context, c *cli.Context, inv *invocation, sess *session.Session, opts session.OpenOptions) (any, error) {
+	var g *session.DialogGuard
 	dctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	prepare := opts.Prepare
@@ -94,7 +95,7 @@ func openWatched(ctx context.Context, c *cli.Context, inv *invocation, sess *cdp
 	}
 	if err != nil && g.Watch.Open() != nil {
 		// The navigation committed: its page opened the dialog while loading.
-		res = &cdp.OpenResult{Tab: cdp.TabRef{ID: g.Page.ID, Alias: g.Page.Alias}, URL: g.Watch.Open().URL, NewTab: !opts.Current && opts.Tab == ""}
+		res = &session.OpenResult{Tab: cdp.TabRef{ID: g.Page.ID, Alias: g.Page.Alias}, URL: g.Watch.Open().URL, NewTab: !opts.Current && opts.Tab == ""}
 		err = nil
 	}
 	out, err := g.Finish(ctx, res, err)

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dtb-cli/dtb/internal/testbrowser"
+	"github.com/dtb-cli/dtb/internal/browsertest"
 )
 
 // TestPageDataCLI runs console, network, back/forward/reload, cookies,
@@ -21,7 +21,7 @@ import (
 // Chromium, the fixture pages of testdata/ served on 127.0.0.1. Each check
 // reads the page's own record of what happened.
 func TestPageDataCLI(t *testing.T) {
-	testbrowser.Need(t, testbrowser.Find().Preferred(), "Chromium")
+	browsertest.Need(t, browsertest.Find().Preferred(), "Chromium")
 	e := newCLI(t)
 	// A loopback port that listened and is closed again: a request there fails.
 	dead, err := net.Listen("tcp", "127.0.0.1:0")
@@ -30,12 +30,12 @@ func TestPageDataCLI(t *testing.T) {
 	}
 	closed := "http://" + dead.Addr().String() + "/refused.js"
 	dead.Close()
-	srv := httptest.NewServer(testbrowser.PagedataHandler(filepath.Join("..", "testdata"), closed))
+	srv := httptest.NewServer(browsertest.PagedataHandler(filepath.Join("..", "testdata"), closed))
 	defer srv.Close()
 	defer func() {
 		pid := browserPID(e)
 		e.Run(t, "browser", "stop")
-		testbrowser.Kill(pid)
+		browsertest.Kill(pid)
 	}()
 	// evalJSON decodes the page's answer to expr.
 	evalJSON := func(t *testing.T, expr string, out any) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/session"
 )
 
 // pdfResult is what `dtb pdf` prints.
@@ -56,12 +57,12 @@ Examples:
 			if o.Scale < 0.1 || o.Scale > 2 {
 				return nil, output.Usage("--scale must be between 0.1 and 2, not %g", o.Scale)
 			}
-			return withPage(c, inv, func(ctx context.Context, sess *cdp.Session, p *cdp.Page) (any, error) {
+			return withPage(c, inv, func(ctx context.Context, sess *session.Session, p *cdp.Page) (any, error) {
 				doc, err := p.PDF(ctx, o)
 				if err != nil {
 					return nil, err
 				}
-				path, err := cdp.WritePDF(doc, c.String("out"), sess.Name())
+				path, err := session.WritePDF(doc, c.String("out"), sess.Name())
 				if err != nil {
 					return nil, err
 				}

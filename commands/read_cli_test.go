@@ -8,14 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dtb-cli/dtb/internal/testbrowser"
+	"github.com/dtb-cli/dtb/internal/browsertest"
 )
 
 // TestReadCLI runs `dtb extract` and `dtb search` as the real binary against a
 // headless Chromium of its own session and fixture pages from testdata/ on
 // 127.0.0.1 (results pages of every supported engine included).
 func TestReadCLI(t *testing.T) {
-	testbrowser.Need(t, testbrowser.Find().Preferred(), "Chromium")
+	browsertest.Need(t, browsertest.Find().Preferred(), "Chromium")
 	e := newCLI(t)
 	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "testdata"))))
 	defer srv.Close()
@@ -25,7 +25,7 @@ func TestReadCLI(t *testing.T) {
 	r.Decode(t, &launched)
 	t.Cleanup(func() {
 		e.Run(t, "browser", "stop")
-		testbrowser.Kill(launched.PID)
+		browsertest.Kill(launched.PID)
 	})
 
 	type extractDoc struct {

@@ -6,8 +6,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
-	"github.com/dtb-cli/dtb/internal/cdp/interact"
+	"github.com/dtb-cli/dtb/internal/interact"
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/session"
 )
 
 // screenshotResult is what `dtb screenshot` prints.
@@ -84,7 +85,7 @@ Examples:
 			if c.NArg() > 0 {
 				return nil, output.Usage("screenshot takes no arguments (use --out PATH, --element SEL)")
 			}
-			return withPage(c, inv, func(ctx context.Context, sess *cdp.Session, p *cdp.Page) (any, error) {
+			return withPage(c, inv, func(ctx context.Context, sess *session.Session, p *cdp.Page) (any, error) {
 				var el *interact.Element
 				if byElement {
 					located, err := locateForCapture(ctx, sess, p, loc)
@@ -98,7 +99,7 @@ Examples:
 				if err != nil {
 					return nil, err
 				}
-				path, err := cdp.WriteScreenshot(shot, c.String("out"), sess.Name())
+				path, err := session.WriteScreenshot(shot, c.String("out"), sess.Name())
 				if err != nil {
 					return nil, err
 				}
@@ -110,7 +111,7 @@ Examples:
 
 // locateForCapture finds the one element to capture with the shared locator
 // (strict: no match and several matches fail as for every interaction).
-func locateForCapture(ctx context.Context, sess *cdp.Session, p *cdp.Page, loc interact.Locator) (*interact.Located, error) {
+func locateForCapture(ctx context.Context, sess *session.Session, p *cdp.Page, loc interact.Locator) (*interact.Located, error) {
 	pg := interactPage(sess, p)
 	defer pg.Close()
 	return pg.Locate(ctx, loc, interact.LocateOptions{Scroll: true})

@@ -10,9 +10,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
-	"github.com/dtb-cli/dtb/internal/cdp/read"
 	"github.com/dtb-cli/dtb/internal/extract"
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/read"
+	"github.com/dtb-cli/dtb/internal/session"
 )
 
 // SearchResult is what `dtb search` prints.
@@ -138,7 +139,7 @@ func runSearch(c *cli.Context, inv *invocation) (any, error) {
 		return nil, output.Usage("--limit must be 0 or more, not %d", n)
 	}
 	resultsURL := extract.Engine{Name: name, Template: template}.URL(query)
-	o := cdp.OpenOptions{URL: resultsURL, Wait: cdp.WaitNone, Prepare: read.AddTracker}
+	o := session.OpenOptions{URL: resultsURL, Wait: cdp.WaitNone, Prepare: read.AddTracker}
 	switch {
 	case c.Bool("current") || c.String("tab") != "":
 		o.Current, o.Tab, o.Workspace = c.Bool("current"), c.String("tab"), c.String("workspace")
@@ -179,13 +180,13 @@ type searchRun struct {
 	html string
 }
 
-func searchIn(ctx context.Context, inv *invocation, sess *cdp.Session, o cdp.OpenOptions, ready read.ReadyOptions) (*searchRun, error) {
+func searchIn(ctx context.Context, inv *invocation, sess *session.Session, o session.OpenOptions, ready read.ReadyOptions) (*searchRun, error) {
 	start := time.Now()
 	opened, err := sess.OpenURL(ctx, o)
 	if err != nil {
 		return nil, err
 	}
-	p, err := sess.Page(ctx, cdp.TabSelector{Tab: opened.Tab.ID})
+	p, err := sess.Page(ctx, session.TabSelector{Tab: opened.Tab.ID})
 	if err != nil {
 		return nil, err
 	}

@@ -8,8 +8,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
-	"github.com/dtb-cli/dtb/internal/cdp/pagedata"
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/pagedata"
+	"github.com/dtb-cli/dtb/internal/session"
 )
 
 func init() {
@@ -77,7 +78,7 @@ Examples:
 				}
 				value = v
 			}
-			return withPage(c, inv, func(ctx context.Context, _ *cdp.Session, p *cdp.Page) (any, error) {
+			return withPage(c, inv, func(ctx context.Context, _ *session.Session, p *cdp.Page) (any, error) {
 				return pagedata.Storage(ctx, p, area, op, key, value)
 			})
 		}),

@@ -7,8 +7,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/dtb-cli/dtb/internal/browser"
 	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/session"
 	"github.com/dtb-cli/dtb/internal/toolbar"
 )
 
@@ -19,13 +21,13 @@ func cdpSessionReachable(c *cli.Context) bool {
 	if c.String("cdp") != "" || c.Bool("auto-connect") {
 		return true
 	}
-	sess, err := cdp.Open(c.Context, cdp.Config{Session: c.String("session"), NoLaunch: true})
+	sess, err := session.Open(c.Context, session.Config{Session: c.String("session"), NoLaunch: true})
 	if err != nil {
 		return false
 	}
 	defer sess.Close()
 	b := sess.State().Browser
-	return b != nil && (b.Attached || cdp.ProcessAlive(b.PID))
+	return b != nil && (b.Attached || browser.ProcessAlive(b.PID))
 }
 
 // cdpToolbar is the toolbar transport over CDP on the selected tab.
@@ -47,7 +49,7 @@ type cdpTransport struct {
 	instance string
 	global   string
 
-	sess *cdp.Session
+	sess *session.Session
 	page *cdp.Page
 	tb   *toolbar.CDP
 }
@@ -71,7 +73,7 @@ func (t *cdpTransport) call(ctx context.Context, fn func(ctx context.Context, tb
 		if err != nil {
 			return nil, err
 		}
-		if t.sess, err = cdp.Open(ctx, cfg); err != nil {
+		if t.sess, err = session.Open(ctx, cfg); err != nil {
 			return nil, err
 		}
 		if t.page, err = t.sess.Page(ctx, tabSelector(t.c)); err != nil {

@@ -5,9 +5,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dtb-cli/dtb/internal/cdp"
-	"github.com/dtb-cli/dtb/internal/cdp/interact"
+	"github.com/dtb-cli/dtb/internal/interact"
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/session"
 )
 
 func init() {
@@ -54,7 +54,7 @@ Examples:
 				return nil, err
 			}
 			o := interact.TypeOptions{Keys: c.Bool("keys"), Clear: c.Bool("clear"), Submit: c.Bool("submit"), Mode: mode, Settle: settleFrom(c)}
-			return withInteract(c, inv, func(ctx context.Context, _ *cdp.Session, pg *interact.Page) (any, error) {
+			return withInteract(c, inv, func(ctx context.Context, _ *session.Session, pg *interact.Page) (any, error) {
 				return pg.Type(ctx, loc, text, o)
 			})
 		}),
@@ -86,7 +86,7 @@ Examples:
 			if _, err := interact.ParseKey(key); err != nil {
 				return nil, err
 			}
-			return withInteract(c, inv, func(ctx context.Context, _ *cdp.Session, pg *interact.Page) (any, error) {
+			return withInteract(c, inv, func(ctx context.Context, _ *session.Session, pg *interact.Page) (any, error) {
 				return pg.Press(ctx, loc, key, settleFrom(c))
 			})
 		}),

@@ -5,9 +5,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dtb-cli/dtb/internal/cdp"
-	"github.com/dtb-cli/dtb/internal/cdp/interact"
+	"github.com/dtb-cli/dtb/internal/interact"
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/session"
 )
 
 func init() {
@@ -46,7 +46,7 @@ Examples:
 			if err != nil {
 				return nil, err
 			}
-			return withInteract(c, inv, func(ctx context.Context, sess *cdp.Session, pg *interact.Page) (any, error) {
+			return withInteract(c, inv, func(ctx context.Context, sess *session.Session, pg *interact.Page) (any, error) {
 				pg.UploadDir = sess.UploadDir()
 				return pg.Upload(ctx, loc, args, settleFrom(c))
 			})

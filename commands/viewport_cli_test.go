@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dtb-cli/dtb/internal/testbrowser"
+	"github.com/dtb-cli/dtb/internal/browsertest"
 )
 
 // TestViewportCLI: the tabs dtb opens (and the launch's own tab) have a
@@ -29,10 +29,10 @@ func TestViewportCLI(t *testing.T) {
 		r.Exit(t, 0)
 		return strings.TrimSpace(r.Stdout)
 	}
-	b := testbrowser.Find()
+	b := browsertest.Find()
 	for _, c := range []struct{ name, bin string }{{"shell", b.HeadlessShell}, {"chromium", b.Chromium}} {
 		t.Run(c.name, func(t *testing.T) {
-			testbrowser.Need(t, c.bin, c.name)
+			browsertest.Need(t, c.bin, c.name)
 			s := "vp-" + c.name
 			r := e.Run(t, "browser", "launch", "--chrome", c.bin, "--session", s)
 			r.Exit(t, 0)
@@ -40,7 +40,7 @@ func TestViewportCLI(t *testing.T) {
 			r.Decode(t, &launched)
 			defer func() {
 				e.Run(t, "browser", "stop", "--session", s)
-				testbrowser.Kill(launched.PID)
+				browsertest.Kill(launched.PID)
 			}()
 			if got := size(t, s); got != "1280x900" {
 				t.Errorf("the launch's tab: %s", got)

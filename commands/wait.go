@@ -5,9 +5,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dtb-cli/dtb/internal/cdp"
-	"github.com/dtb-cli/dtb/internal/cdp/interact"
+	"github.com/dtb-cli/dtb/internal/interact"
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/session"
 )
 
 func init() {
@@ -48,7 +48,7 @@ Examples:
 			if !loc.Empty() {
 				o.Loc = &loc
 			}
-			return withInteract(c, inv, func(ctx context.Context, _ *cdp.Session, pg *interact.Page) (any, error) {
+			return withInteract(c, inv, func(ctx context.Context, _ *session.Session, pg *interact.Page) (any, error) {
 				return pg.Wait(ctx, o)
 			})
 		}),

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dtb-cli/dtb/internal/testbrowser"
+	"github.com/dtb-cli/dtb/internal/browsertest"
 )
 
 // TestBusyPage: while the page runs a long command its reporter sends no
@@ -33,7 +33,7 @@ func TestBusyPage(t *testing.T) {
 
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			long := make(chan testbrowser.Result, 1)
+			long := make(chan browsertest.Result, 1)
 			go func() {
 				long <- cli.Exec(ctx, nil, "", "run", "demo.sleep", "ms=7000", "--relay", up.URL)
 			}()
@@ -108,7 +108,7 @@ func TestBusyPageThroughDtbRelay(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	long := make(chan testbrowser.Result, 1)
+	long := make(chan browsertest.Result, 1)
 	go func() {
 		long <- cli.Exec(ctx, nil, "", "run", "demo.sleep", "ms=6000", "--relay", r.URL, "--reporter", rid)
 	}()

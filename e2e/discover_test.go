@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dtb-cli/dtb/internal/browsertest"
 	"github.com/dtb-cli/dtb/internal/relay"
 	"github.com/dtb-cli/dtb/internal/relayclient"
-	"github.com/dtb-cli/dtb/internal/testbrowser"
 )
 
 // portsEnv replaces the ports dtb looks for a relay on (commands/flags_toolbar.go),
@@ -74,7 +74,7 @@ func TestRelayDiscovery(t *testing.T) {
 	dead := deadPort(t)
 	others := []string{dead, portOfURL(t, spa.URL), portOfURL(t, json404.URL)}
 
-	exec := func(ports []string, args ...string) testbrowser.Result {
+	exec := func(ports []string, args ...string) browsertest.Result {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
@@ -158,7 +158,7 @@ func TestRelayDiscovery(t *testing.T) {
 		p := deadPort(t)
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		waiting := make(chan testbrowser.Result, 1)
+		waiting := make(chan browsertest.Result, 1)
 		go func() {
 			waiting <- cli.Exec(ctx, []string{portsEnv + "=" + p}, "", "state", "--via", "relay", "--until", ".connection.connected", "--timeout", "30s")
 		}()

@@ -34,13 +34,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dtb-cli/dtb/internal/testbrowser"
+	"github.com/dtb-cli/dtb/internal/browsertest"
 )
 
 var (
 	root       string           // the repository
 	chrome     string           // the browser dtb launches; "" when there is none
-	cli        *testbrowser.CLI // every dtb run: no DTB_* of the caller's shell, plus ours
+	cli        *browsertest.CLI // every dtb run: no DTB_* of the caller's shell, plus ours
 	shared     *relayProc
 	browserPID int
 )
@@ -53,9 +53,9 @@ func runMain(m *testing.M) (code int) {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
-	bins := testbrowser.Find()
+	bins := browsertest.Find()
 	chrome = cmp.Or(bins.Chrome, bins.Preferred())
-	if testbrowser.MainFail(chrome) {
+	if browsertest.MainFail(chrome) {
 		return 1
 	}
 	if chrome == "" {
@@ -67,14 +67,14 @@ func runMain(m *testing.M) (code int) {
 		return 1
 	}
 	defer os.RemoveAll(tmp)
-	defer testbrowser.Release()
+	defer browsertest.Release()
 
-	bin, err := testbrowser.Build()
+	bin, err := browsertest.Build()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "FAIL:", err)
 		return 1
 	}
-	cli = testbrowser.NewCLI(bin, tmp, "DTB_SESSION=e2e", "DTB_JSON_ERRORS=1", "NO_COLOR=1")
+	cli = browsertest.NewCLI(bin, tmp, "DTB_SESSION=e2e", "DTB_JSON_ERRORS=1", "NO_COLOR=1")
 	cli.Dir = root
 	cli.Trace = os.Getenv("E2E_TRACE") != ""
 	if p := os.Getenv("DTB_CHROME"); p != "" {
@@ -113,8 +113,8 @@ func runMain(m *testing.M) (code int) {
 			fmt.Fprintf(os.Stderr, "e2e: dtb browser stop: exit %d %s\n", r.Code, r.Stderr)
 		}
 		// Fallback: the browser leads its own process group.
-		if testbrowser.Alive(browserPID) {
-			testbrowser.Kill(browserPID)
+		if browsertest.Alive(browserPID) {
+			browsertest.Kill(browserPID)
 		}
 	}()
 	return m.Run()
@@ -124,11 +124,11 @@ func runMain(m *testing.M) (code int) {
 // there is no Chromium.
 func needBrowser(t *testing.T) {
 	t.Helper()
-	testbrowser.Need(t, chrome, "Chromium")
+	browsertest.Need(t, chrome, "Chromium")
 }
 
-// dtb runs dtb (testbrowser.RunTimeout at most; E2E_TRACE=1 logs it).
-func dtb(t *testing.T, args ...string) testbrowser.Result {
+// dtb runs dtb (browsertest.RunTimeout at most; E2E_TRACE=1 logs it).
+func dtb(t *testing.T, args ...string) browsertest.Result {
 	t.Helper()
 	return cli.Run(t, args...)
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dtb-cli/dtb/internal/testbrowser"
+	"github.com/dtb-cli/dtb/internal/browsertest"
 )
 
 // pageOn is the fixture's URL on a relay at base, with URL query knobs.
@@ -134,7 +134,7 @@ func TestReporterOnOneSlotRelay(t *testing.T) {
 
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		res := make(chan testbrowser.Result, 1)
+		res := make(chan browsertest.Result, 1)
 		go func() {
 			res <- cli.Exec(ctx, nil, "", "run", "flags.set", "key=search.rank", "value=5", "--relay", up.URL, "--reporter", a)
 		}()

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dtb-cli/dtb/internal/browsertest"
 	"github.com/dtb-cli/dtb/internal/relayclient"
-	"github.com/dtb-cli/dtb/internal/testbrowser"
 )
 
 // TestToolbar drives the toolbar through both transports: the relay (dtb relay
@@ -72,7 +72,7 @@ func TestToolbar(t *testing.T) {
 		if k := topKeys(t, cdpRaw.Stdout); !reflect.DeepEqual(k, want) {
 			t.Errorf("cdp state keys %v, want %v", k, want)
 		}
-		for name, r := range map[string]testbrowser.Result{"relay": relayRaw, "cdp": cdpRaw} {
+		for name, r := range map[string]browsertest.Result{"relay": relayRaw, "cdp": cdpRaw} {
 			doc := decode(t, r.Stdout)
 			checkProjection(t, name, doc)
 			c := get(doc, "connection")
@@ -89,7 +89,7 @@ func TestToolbar(t *testing.T) {
 
 		// Everything but the connection is the same document, byte for byte: key
 		// order, number literals and all.
-		byteEqual := func(what string, a, b testbrowser.Result) {
+		byteEqual := func(what string, a, b browsertest.Result) {
 			t.Helper()
 			ma, mb := members(t, a.Stdout), members(t, b.Stdout)
 			drop := func(ms [][2]string) (out [][2]string) {
@@ -240,7 +240,7 @@ func TestToolbar(t *testing.T) {
 		// --until waits for the page, which is opened while it polls.
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		waiting := make(chan testbrowser.Result, 1)
+		waiting := make(chan browsertest.Result, 1)
 		go func() {
 			waiting <- cli.Exec(ctx, nil, "", "state", "--relay", fresh.URL, "--until", ".connection.connected", "--timeout", "20s")
 		}()
@@ -551,7 +551,7 @@ func TestToolbar(t *testing.T) {
 		waitConnected(t, r.URL, "")
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		waiting := make(chan testbrowser.Result, 1)
+		waiting := make(chan browsertest.Result, 1)
 		go func() {
 			waiting <- cli.Exec(ctx, nil, "", "run", "flags.set", "key=search.rank", "value=8", "--relay", r.URL)
 		}()
@@ -570,7 +570,7 @@ func TestToolbar(t *testing.T) {
 		if e["status"] != 503.0 {
 			t.Errorf("waiting run: %v", e)
 		}
-		if testbrowser.Alive(r.PID) {
+		if browsertest.Alive(r.PID) {
 			t.Errorf("relay pid %d still alive", r.PID)
 		}
 	})
@@ -706,7 +706,7 @@ func testDemo(t *testing.T) {
 	defer cancel()
 	cmd := exec.Command("scripts/demo")
 	cmd.Dir = root
-	cmd.Env = append(testbrowser.CleanEnv(), mark)
+	cmd.Env = append(browsertest.CleanEnv(), mark)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group, not go test's
 	var out syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -791,7 +791,7 @@ func procs() map[int]proc {
 	out := map[int]proc{}
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || !testbrowser.Alive(pid) {
+		if err != nil || !browsertest.Alive(pid) {
 			continue
 		}
 		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
@@ -821,7 +821,7 @@ func procs() map[int]proc {
 // unknownReporter requires the refusal of a reporter the relay does not know:
 // no-such-reporter while other pages report to it (the shared relay's
 // parallel subtests), no-page-connected when none does.
-func unknownReporter(t *testing.T, r testbrowser.Result) {
+func unknownReporter(t *testing.T, r browsertest.Result) {
 	t.Helper()
 	if r.Code == 3 {
 		r.Fails(t, 3, "no-such-reporter")

@@ -12,3 +12,10 @@ func (p *Page) Child(sessionID string) *Page {
 	}
 	return &Page{ID: p.ID, conn: p.conn, sessionID: sessionID}
 }
+
+// NewPage is a Page for tab id on c: over the tab's own websocket when
+// sessionID is "" (closing the Page closes c), else the flattened session
+// sessionID over a browser connection (closing it detaches that session).
+func NewPage(c *Conn, id, sessionID string) *Page {
+	return &Page{ID: id, conn: c, sessionID: sessionID, ownConn: sessionID == ""}
+}

@@ -388,3 +388,39 @@ func (s *subscription) pump() {
 		}
 	}
 }
+
+// TooLargeError is an answer over the connection's message limit: it was read
+// once and dropped, never decoded.
+type TooLargeError struct {
+	Method    string
+	Size, Max int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s: the answer is %d bytes, over the limit of %d", e.Method, e.Size, e.Max)
+}
+
+// LimitMessages bounds the messages the connection decodes to max bytes (0:
+// no limit): an answer over it fails its call with a *TooLargeError, and an
+// event over it is dropped, without a copy of it being made.
+func (c *Conn) LimitMessages(max int64) { c.maxMessage.Store(max) }
+
+// tooLargeMarker marks an answer handed to its caller as over the limit.
+const tooLargeMarker cdproto.MethodType = "dtb.tooLarge"
+
+// tooLarge fails the call whose answer is over the limit and drops the
+// message (an event over it is dropped too). chromedp's transport decodes
+// every message, so the limit bounds what dtb keeps and prints, not what it
+// reads once.
+func (c *Conn) tooLarge(msg *cdproto.Message) {
+	if msg.ID == 0 {
+		return
+	}
+	c.mu.Lock()
+	ch := c.pending[msg.ID]
+	delete(c.pending, msg.ID)
+	c.mu.Unlock()
+	if ch != nil {
+		ch <- &cdproto.Message{ID: msg.ID, Method: tooLargeMarker, Result: msg.Result}
+	}
+}

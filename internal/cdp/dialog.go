@@ -233,5 +233,5 @@ func (p *Page) Responsive(ctx context.Context, wait time.Duration) bool {
 
 // PageUnresponsive is the error of a command whose tab stopped answering.
 func PageUnresponsive(p *Page, cause error) *output.Error {
-	return output.Errorf("page-unresponsive", "the tab %s does not answer (%v): its main thread is blocked by a long-running script, or by a dialog that opened while no dtb command watched the tab", tabName(p.ID, p.Alias), cause).With("tab", p.ID)
+	return output.Errorf("page-unresponsive", "the tab %s does not answer (%v): its main thread is blocked by a long-running script, or by a dialog that opened while no dtb command watched the tab", TabName(p.ID, p.Alias), cause).With("tab", p.ID)
 }

@@ -15,7 +15,7 @@ func WrapCDP(ctx context.Context, err error, what string) error { return wrapCDP
 // NotOwned is the error for a tab dtb must not navigate because it did not
 // open it.
 func NotOwned(p *Page) *output.Error {
-	e := output.Errorf("not-owned", "tab %s was not opened by dtb; dtb navigates only its own tabs (open a new tab instead)", tabName(p.ID, p.Alias)).With("tab", p.ID)
+	e := output.Errorf("not-owned", "tab %s was not opened by dtb; dtb navigates only its own tabs (open a new tab instead)", TabName(p.ID, p.Alias)).With("tab", p.ID)
 	if p.Alias != "" {
 		e.With("alias", p.Alias)
 	}

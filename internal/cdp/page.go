@@ -191,3 +191,23 @@ func threwError(d *runtime.ExceptionDetails) *output.Error {
 	}
 	return e
 }
+
+// TabRef names a tab in results.
+type TabRef struct {
+	ID    string `json:"id"`
+	Alias string `json:"alias"`
+}
+
+func TabName(id, alias string) string {
+	if alias != "" {
+		return alias + " (" + ShortID(id) + ")"
+	}
+	return ShortID(id)
+}
+
+func ShortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}

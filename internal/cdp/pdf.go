@@ -115,9 +115,3 @@ func (p *Page) PDF(ctx context.Context, o PDFOptions) (*PDF, error) {
 	}
 	return &PDF{Data: res.Data, Paper: paper, Width: w, Height: h, Landscape: o.Landscape, Background: o.Background, Pages: len(pdfPageRE().FindAll(res.Data, -1))}, nil
 }
-
-// WritePDF writes the PDF with mode 0600 to path, or, when path is empty, to
-// a new file under CacheDir()/pdf/. It returns the path.
-func WritePDF(doc *PDF, path, session string) (string, error) {
-	return writePrivate(doc.Data, path, session, "pdf", ".pdf", "PDF")
-}

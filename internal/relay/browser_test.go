@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dtb-cli/dtb/internal/testbrowser"
+	"github.com/dtb-cli/dtb/internal/browsertest"
 )
 
 // reporterPage is a minimal page with the upstream reporter's timing (spec §3):
@@ -66,14 +66,14 @@ func TestBrowserRoundTrip(t *testing.T) {
 	if os.Getenv("DTB_RELAY_BROWSER_BENCH") == "" {
 		t.Skip("set DTB_RELAY_BROWSER_BENCH=1 to measure against headless Chromium")
 	}
-	bins := testbrowser.Find()
+	bins := browsertest.Find()
 	chrome := cmp.Or(bins.Chrome, bins.Preferred())
-	testbrowser.Need(t, chrome, "Chromium")
+	browsertest.Need(t, chrome, "Chromium")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	// One browser for both series, in its own process group: Stop ends its helpers
 	// too, also after a t.Fatal.
-	browser, err := testbrowser.Launch(ctx, chrome)
+	browser, err := browsertest.Launch(ctx, chrome)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,15 +13,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dtb-cli/dtb/internal/browsertest"
 	"github.com/dtb-cli/dtb/internal/cdp"
-	"github.com/dtb-cli/dtb/internal/testbrowser"
 )
 
 // The tests in this file drive the fixture app (testdata/toolbar: the upstream
 // reporter's behaviour) in the test binary's shared headless Chromium, served by a
 // relay that really listens (Serve, with its own listener and limits).
 
-func TestMain(m *testing.M) { os.Exit(testbrowser.Releasing(m).Run()) }
+func TestMain(m *testing.M) { os.Exit(browsertest.Releasing(m).Run()) }
 
 var fixtureDir = filepath.Join("..", "..", "testdata", "toolbar")
 
@@ -76,7 +76,7 @@ type tab struct {
 	id       string
 	conn     *cdp.Conn
 	closed   bool
-	browser  *testbrowser.Browser
+	browser  *browsertest.Browser
 	reporter string
 }
 
@@ -84,8 +84,8 @@ type tab struct {
 // set to a fresh one unless given) and waits until its first check-in is in.
 func openFixture(t *testing.T, rt *relayT, knobs string) *tab {
 	t.Helper()
-	bins := testbrowser.Find()
-	b := testbrowser.Shared(t, cmp.Or(bins.Chrome, bins.Preferred()))
+	bins := browsertest.Find()
+	b := browsertest.Shared(t, cmp.Or(bins.Chrome, bins.Preferred()))
 	q, _ := url.ParseQuery(knobs)
 	if q.Get("reporterId") == "" {
 		q.Set("reporterId", "page-"+strings.ReplaceAll(t.Name(), "/", "-")+"-"+time.Now().Format("150405.000000"))

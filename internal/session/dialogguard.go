@@ -1,0 +1,212 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/output"
+)
+
+// DialogProbeWait is how long a tab gets to answer a trivial evaluation
+// before it counts as blocked (by a dialog left open, or a busy script).
+const DialogProbeWait = 500 * time.Millisecond
+
+// DialogStatus is what dtb dialog prints.
+type DialogStatus struct {
+	Tab    cdp.TabRef        `json:"tab"`
+	Open   bool              `json:"open"`
+	Dialog *cdp.Dialog       `json:"dialog"`
+	Armed  *cdp.DialogPolicy `json:"armed"`
+	// Blocked: the tab's main thread did not answer (a dialog or a busy
+	// script).
+	Blocked bool `json:"blocked"`
+}
+
+// DialogAnswered is what dtb dialog prints when it answered an open dialog.
+type DialogAnswered struct {
+	Tab      cdp.TabRef  `json:"tab"`
+	Answered string      `json:"answered"`
+	Dialog   *cdp.Dialog `json:"dialog"`
+}
+
+// AnswerTabDialog is dtb dialog on tab p: with answer "", what is open and
+// armed; else answer (accept, dismiss; text for a prompt) the open dialog, or
+// arm the answer for the tab's next dialog when none is open.
+func (s *Session) AnswerTabDialog(ctx context.Context, p *cdp.Page, answer, text string) (any, error) {
+	res := &DialogStatus{Tab: cdp.TabRef{ID: p.ID, Alias: p.Alias}}
+	if rec := s.State().Dialogs[p.ID]; rec != nil {
+		res.Dialog, res.Armed = rec.Open, rec.Armed
+	}
+	res.Blocked = !p.Responsive(ctx, DialogProbeWait)
+	if res.Dialog != nil && !res.Blocked {
+		// It closed since (answered by hand, or the page went away).
+		res.Dialog = nil
+		s.clearDialog(ctx, p.ID, false)
+	}
+	res.Open = res.Dialog != nil
+	if answer == "" {
+		return res, nil
+	}
+	if res.Open || res.Blocked {
+		// Try anyway: a browser that lets a later connection answer would.
+		if got, err := p.AnswerDialog(ctx, res.Dialog, answer, text); err == nil {
+			s.clearDialog(ctx, p.ID, false)
+			d := res.Dialog
+			if d != nil {
+				d.Open, d.Answer, d.Text = false, answer, got
+			}
+			return &DialogAnswered{Tab: res.Tab, Answered: answer, Dialog: d}, nil
+		}
+		d := res.Dialog
+		if d == nil {
+			return nil, cdp.PageUnresponsive(p, errors.New("no dialog dtb knows of")).With("hint", "the page may be running a long script, or show a dialog that opened while no dtb command watched the tab")
+		}
+		return nil, output.Errorf("dialog-stale", "the %s dialog %q opened during an earlier command; the browser lets only the connection that saw a dialog open answer it, so dtb cannot answer it now: reload or close the tab, and next time arm the answer first (dtb dialog %s) or give the action --dialog %s", d.Type, d.Message, answer, answer).With("dialog", d).With("tab", p.ID)
+	}
+	pol := &cdp.DialogPolicy{Answer: answer, Text: text}
+	if err := s.Update(ctx, func(st *State) error {
+		td := tabDialog(st, p.ID)
+		td.Open, td.Armed = nil, pol
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	res.Armed = pol
+	return res, nil
+}
+
+func tabDialog(st *State, id string) *TabDialog {
+	if st.Dialogs == nil {
+		st.Dialogs = map[string]*TabDialog{}
+	}
+	td := st.Dialogs[id]
+	if td == nil {
+		td = &TabDialog{}
+		st.Dialogs[id] = td
+	}
+	return td
+}
+
+// clearDialog forgets the tab's open dialog (and, with armed, its armed
+// answer).
+func (s *Session) clearDialog(ctx context.Context, id string, armed bool) {
+	s.Update(ctx, func(st *State) error {
+		if td := st.Dialogs[id]; td != nil {
+			td.Open = nil
+			if armed {
+				td.Armed = nil
+			}
+			if td.Open == nil && td.Armed == nil {
+				delete(st.Dialogs, id)
+			}
+		}
+		return nil
+	})
+}
+
+// DialogGuard is the dialog handling around one page command: a dialog an
+// earlier command left open refuses the command at once (dialog-open); the
+// dialogs the command meets are answered by the policy (--dialog, else an
+// armed answer, else the guard's default) or left open, ending the command
+// promptly.
+type DialogGuard struct {
+	Watch *cdp.DialogWatch
+	Page  *cdp.Page
+	sess  *Session
+	armed bool
+}
+
+// GuardDialogs starts the guard on p. answer is the command's --dialog ("" for
+// none); readDefault, said to be by by, is the answer when neither it nor an
+// armed answer gives one ("" leaves dialogs open).
+func (s *Session) GuardDialogs(ctx context.Context, p *cdp.Page, answer, readDefault, by string) (*DialogGuard, error) {
+	g := &DialogGuard{sess: s, Page: p}
+	pol := cdp.DialogPolicy{Answer: answer, By: "policy"}
+	if answer == "" && readDefault != "" {
+		pol = cdp.DialogPolicy{Answer: readDefault, By: by}
+	}
+	if rec := s.State().Dialogs[p.ID]; rec != nil {
+		if d := rec.Open; d != nil {
+			if !p.Responsive(ctx, DialogProbeWait) {
+				e := cdp.DialogOpenError(d)
+				e.Message = fmt.Sprintf("the tab has an open %s dialog %q, left open by an earlier command: it blocks the page; dtb dialog shows it", d.Type, d.Message)
+				return nil, e.With("tab", p.ID)
+			}
+			s.clearDialog(ctx, p.ID, false)
+		}
+		if a := rec.Armed; a != nil && answer == "" {
+			// Spent on one dialog; later ones get the command's default (a
+			// read still dismisses them).
+			then := pol
+			pol = cdp.DialogPolicy{Answer: a.Answer, Text: a.Text, By: "armed", Once: true, Then: &then}
+			g.armed = true
+		}
+	}
+	g.Watch = p.WatchDialogs(ctx, pol)
+	return g, nil
+}
+
+// Run runs fn under the guard; fn's context ends as soon as a dialog is left
+// open.
+func (g *DialogGuard) Run(ctx context.Context, fn func(ctx context.Context) (any, error)) (any, error) {
+	dctx, cancel := g.Watch.Context(ctx)
+	defer cancel()
+	res, err := fn(dctx)
+	return g.Finish(ctx, res, err)
+}
+
+// Finish records a dialog left open, spends an armed answer that answered,
+// and maps the command's error: a dialog left open is dialog-open, a deadline
+// on a tab that no longer answers is page-unresponsive. A dialog that the
+// browser dismisses when dtb detaches (the headless shell) is reported so.
+func (g *DialogGuard) Finish(ctx context.Context, res any, err error) (any, error) {
+	g.Watch.Stop()
+	open := g.Watch.Open()
+	last := g.Watch.Last()
+	if g.armed {
+		for _, d := range g.Watch.Seen() {
+			if d.By == "armed" {
+				g.sess.clearDialog(ctx, g.Page.ID, true)
+				break
+			}
+		}
+	}
+	if open != nil {
+		if open.Browser {
+			g.sess.Update(context.WithoutCancel(ctx), func(st *State) error {
+				tabDialog(st, g.Page.ID).Open = open
+				return nil
+			})
+		} else {
+			// The headless shell has no dialog of its own: it dismisses the
+			// dialog when dtb detaches.
+			open.Open, open.Answer, open.By = false, "dismiss", "browser"
+			if last != nil && last.Open {
+				last = open
+			}
+		}
+	}
+	if err != nil {
+		if open != nil {
+			var oe *output.Error
+			if !errors.As(err, &oe) || oe.Reason != "dialog-open" {
+				err = cdp.DialogOpenError(open)
+			}
+			if e, ok := err.(*output.Error); ok {
+				e.With("dialog", open).With("tab", g.Page.ID)
+			}
+			return nil, err
+		}
+		if ctx.Err() == context.DeadlineExceeded && !g.Page.Responsive(context.WithoutCancel(ctx), DialogProbeWait) {
+			return nil, cdp.PageUnresponsive(g.Page, err)
+		}
+		return nil, err
+	}
+	if r, ok := res.(interface{ SetDialog(*cdp.Dialog) }); ok && last != nil {
+		r.SetDialog(last)
+	}
+	return res, nil
+}
