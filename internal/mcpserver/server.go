@@ -178,7 +178,7 @@ func (s *server) call(ctx context.Context, t Tool, raw json.RawMessage) *mcp.Cal
 	if !t.Image {
 		return okResult(o.Stdout, o.Stderr)
 	}
-	return s.imageResult(o, jq)
+	return s.imageResult(ctx, o, jq)
 }
 
 type jqRequest struct {
@@ -221,7 +221,7 @@ func hasJQ(args map[string]json.RawMessage) bool {
 }
 
 // imageResult returns the captured image as image content beside the result.
-func (s *server) imageResult(o Outcome, jq jqRequest) *mcp.CallToolResult {
+func (s *server) imageResult(ctx context.Context, o Outcome, jq jqRequest) *mcp.CallToolResult {
 	var shot struct {
 		Path   string `json:"path"`
 		Format string `json:"format"`
@@ -235,7 +235,7 @@ func (s *server) imageResult(o Outcome, jq jqRequest) *mcp.CallToolResult {
 		if err == nil {
 			var doc any
 			if err = json.Unmarshal(o.Stdout, &doc); err == nil {
-				err = p.Result(doc)
+				err = p.Result(ctx, doc)
 			}
 		}
 		if err != nil {
