@@ -45,7 +45,7 @@ Examples:
   dtb mcp
   dtb mcp --deny eval,upload,run --cdp 9222
   dtb mcp --session agent --allow open,inspect,click,type,extract,screenshot`,
-		Flags:  mcpFlags(),
+		Flags:  append(mcpFlags(), mcpOwnedFlags()...),
 		Action: action(noArgs(runMCP)),
 	})
 }

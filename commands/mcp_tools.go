@@ -151,7 +151,7 @@ var mcpToolFlags = map[string]string{
 var mcpAlways = map[string]bool{"jq": true, "tab": true, "timeout": true}
 
 // mcpJQTools take jq: the tools whose results are long.
-var mcpJQTools = map[string]bool{"inspect": true, "extract": true, "state": true, "commands": true, "status": true, "console": true, "network": true, "eval": true, "cookies_get": true, "search": true, "run": true, "storage": true, "screenshot": true}
+var mcpJQTools = map[string]bool{"open": true, "click": true, "type": true, "inspect": true, "extract": true, "state": true, "commands": true, "status": true, "console": true, "network": true, "eval": true, "cookies_get": true, "search": true, "run": true, "storage": true, "screenshot": true}
 
 // mcpLocator are the locator flags a model gets besides the element argument.
 var mcpLocator = map[string]bool{"role": true, "name": true, "text": true}

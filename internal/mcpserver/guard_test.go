@@ -39,14 +39,14 @@ func TestInOutputDir(t *testing.T) {
 	s := &server{opts: Options{OutputDir: dir}}
 	root, _ := filepath.EvalSymlinks(dir)
 	for v, want := range map[string]string{
-		"shot.png":                   filepath.Join(root, "shot.png"),
-		"sub/new/shot.png":           filepath.Join(root, "sub/new/shot.png"),
-		filepath.Join(dir, "a.png"):  filepath.Join(root, "a.png"),
-		"../escape.png":              "",
-		"/etc/passwd":                "",
+		"shot.png":                  filepath.Join(root, "shot.png"),
+		"sub/new/shot.png":          filepath.Join(root, "sub/new/shot.png"),
+		filepath.Join(dir, "a.png"): filepath.Join(root, "a.png"),
+		"../escape.png":             "",
+		"/etc/passwd":               "",
 		filepath.Join(outside, "x"): "",
-		"link/x.png":                 "",
-		"file-link.png":              "",
+		"link/x.png":                "",
+		"file-link.png":             "",
 	} {
 		got, err := s.inOutputDir("out", v)
 		if want == "" {

@@ -36,7 +36,7 @@ type Tool struct {
 
 // Param kinds that the server checks before a call.
 const (
-	KindURL  = "url"  // a URL the browser navigates to
+	KindURL    = "url"    // a URL the browser navigates to
 	KindPath   = "path"   // a file the command writes
 	KindUpload = "upload" // a file the command reads and hands to the page
 )

@@ -313,7 +313,6 @@ func errorResult(err error) *mcp.CallToolResult {
 
 func usageError(format string, args ...any) error { return output.Usage(format, args...) }
 
-
 // withPrinting adds the printing the server reads to a command line.
 func withPrinting(t Tool, argv []string) []string {
 	return append(argv[:len(t.Command):len(t.Command)], append([]string{"--compact", "--color=never", "--json-errors"}, argv[len(t.Command):]...)...)
