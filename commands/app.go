@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -227,6 +228,13 @@ func action(runFn func(c *cli.Context, inv *invocation) (any, error)) cli.Action
 			}
 			return err
 		}
+		// The command's deadline (--timeout, where it has one) covers its
+		// --jq program too: a program can loop forever.
+		ctx, cancel := c.Context, context.CancelFunc(func() {})
+		if d := c.Duration("timeout"); d > 0 {
+			ctx, cancel = context.WithDeadline(c.Context, time.Now().Add(d))
+		}
+		defer cancel()
 		res, err := runFn(c, inv)
 		if err != nil {
 			return err
@@ -234,7 +242,7 @@ func action(runFn func(c *cli.Context, inv *invocation) (any, error)) cli.Action
 		if res == nil {
 			return nil
 		}
-		return inv.printer.Result(res)
+		return inv.printer.Result(ctx, res)
 	}
 }
 

@@ -203,7 +203,7 @@ var reasonMeaning = map[string]string{
 	"bad-input":      "a command's input is not valid: not JSON, not key=value, unknown field, missing required field, wrong type, not in the enum (`field` names it)",
 	"bad-body":       "the relay could not read the request body (relay 400)",
 	"bad-command-id": "the command id in the relay path is not valid percent-encoding (relay 400)",
-	"bad-jq":         "the jq program failed while running on the result",
+	"bad-jq":         "the jq program failed while running on the result, or was stopped for using over its memory budget (256 MiB plus 8 times --max-bytes; a recursion that never ends)",
 	"too-many-files": "more files than the upload input accepts",
 	"bad-request":    "the server answered 400 without the relay's JSON (e.g. a request Node refused)",
 	"unknown-flag":   "a flag the command does not have",
@@ -236,7 +236,8 @@ var reasonMeaning = map[string]string{
 	"run-not-allowed":   "the page's bridge was built without allowRun, so commands cannot run (relay 403)",
 	"cross-origin":      "the relay refused a request from another origin (relay 403)",
 	"non-loopback-host": "the relay refused a Host that is not a loopback name (relay 403), or a relay was asked to listen beyond loopback",
-	"path-refused":      "the upload guard refused a file path: not absolute, a symlink on its way, not a regular file, or a name that looks like a secret",
+	"path-refused":      "the upload guard refused a file path: not absolute, a symlink on its way, not a regular file, or a name that looks like a secret; in dtb mcp, a file a tool would write outside the server's output folder",
+	"url-refused":       "dtb mcp refused a URL that reaches local things (file:, chrome:, view-source:, javascript: …); the host allows them with dtb mcp --allow-file-urls",
 	"not-owned":         "the tab, window or browser is not dtb's own; dtb does not close what it did not open",
 	"protocol-mismatch": "the page speaks another agent-bridge protocol version (relay 400)",
 	"refused":           "the server refused the request without the relay's JSON (e.g. Vite's 403 \"Blocked request. This host … is not allowed\")",
@@ -332,6 +333,11 @@ everything on this page: the reasons and exit codes are API.
 - The program is compiled before any work: a syntax error, an unknown function or an
   undefined ` + "`$variable`" + ` is exit 2 (` + "`usage`" + `) and nothing is contacted. An error while the
   program runs (` + "`.a.b`" + ` on a string, ` + "`error(\"…\")`" + `) is exit 2 (` + "`bad-jq`" + `) with nothing on stdout.
+- A program is code like any other and is bounded like it: it runs under the command's
+  deadline (` + "`--timeout`" + `, exit 4 ` + "`timeout`" + `) and stops on Ctrl-C or SIGTERM (exit 130); its
+  outputs count against the output ceiling as they come (` + "`repeat(1)`" + ` fails
+  ` + "`result-too-large`" + ` at the ceiling); and a program whose working memory grows past 256 MiB
+  plus 8 times the ceiling (` + "`def f: [f]; f`" + `) is stopped with ` + "`bad-jq`" + `.
 - Numbers keep their exact value through ` + "`--jq`" + ` (integers beyond 2^53 are not rounded).
 - Flags may stand anywhere: before the command (` + "`dtb --relay URL state`" + `), after it, or after
   positional arguments (` + "`dtb run flags.set key=a --jq .ok`" + `). After ` + "`--`" + ` everything is positional.

@@ -83,3 +83,19 @@ func keyValues(pairs []string, flag string) (map[string]string, error) {
 	}
 	return m, nil
 }
+
+// flagChoices are the values a flag takes when they are a fixed set, by flag
+// name: the tools' schemas list them (an MCP enum). TestMCPSchemas checks them
+// against the commands' own lists where one exists (paper).
+var flagChoices = map[string][]string{
+	"button":     {"left", "right", "middle"},
+	"input-mode": {"cdp", "dom"},
+	"dialog":     {"accept", "dismiss"},
+	"wait":       {"load", "domcontentloaded", "none"},
+	"format":     {"jpeg", "png"},
+	"paper":      {"letter", "legal", "tabloid", "ledger", "a3", "a4", "a5", "a6"},
+	"level":      {"debug", "info", "warning", "error"},
+	"fail-on":    {"debug", "info", "warning", "error"},
+	"to":         {"top", "bottom", "left", "right"},
+	"via":        {"relay", "cdp"},
+}

@@ -3,13 +3,16 @@ package commands
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
-	"regexp"
+	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/mcpserver"
 	"github.com/dtb-cli/dtb/internal/output"
 )
@@ -18,129 +21,177 @@ func init() {
 	register(&cli.Command{
 		Name:     "mcp",
 		Category: catSetup,
-		Usage:    "serve every dtb command as a Model Context Protocol tool over stdio, for agent hosts",
-		UsageText: `dtb mcp [--session NAME] [--allow TOOL,…] [--deny TOOL,…]
+		Usage:    "serve dtb's commands as Model Context Protocol tools over stdio, for agent hosts",
+		UsageText: `dtb mcp [--session NAME] [--allow TOOL,…] [--deny TOOL,…] [--timeout D] [browser flags]
+        [--allow-file-urls] [--output-dir DIR] [--upload-root DIR] [--keep-browser]
 
 An MCP server on stdin/stdout. Each dtb command is a tool of the same name
-(subcommands joined by "_": browser_launch), its flags and arguments the tool's
-input properties, its result the JSON document the CLI prints; a failed call is a
-tool error carrying the CLI's error document and its "reason". Every tool takes
-jq. screenshot also returns the image itself. The tools use the dtb session
---session (default "mcp"): follow or continue from a shell with
-'dtb status --session mcp'. --deny eval,upload,run switches those tools off;
---allow offers only the tools named. run's input schema lists the toolbar's
-commands when a page is connected at start, and again after each commands call.
+(subcommands joined by "_": cookies_get); a failed call is a tool error carrying
+the CLI's error document and its "reason". The host, not the model, decides how
+the browser runs: --chrome, --cdp, --cdp-header, --auto-connect, --headed,
+--no-launch, --user-data-dir, --viewport and --relay are flags (or DTB_*
+variables) of this server and no tool takes them.
+
+Each server has its own session (mcp-PID) unless --session names one; the
+browser it launched is stopped when it exits (--keep-browser keeps it). Pages
+are web pages: file:, chrome:, view-source: and javascript: URLs are refused
+unless --allow-file-urls. Files a tool writes go to --output-dir (default the
+session's folder in the cache), uploads come only from --upload-root (default
+the working folder). Element lookups wait --timeout (default 5s) unless a call
+gives its own. --deny eval,upload,run switches those tools off; --allow offers
+only the tools named.
 
 Examples:
   dtb mcp
-  dtb mcp --deny eval,upload,run
+  dtb mcp --deny eval,upload,run --cdp 9222
   dtb mcp --session agent --allow open,inspect,click,type,extract,screenshot`,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "session", Value: "mcp", Usage: "the dtb session `NAME` the tools act in", EnvVars: []string{"DTB_SESSION"}},
-			&cli.StringSliceFlag{Name: "allow", Usage: "offer only the tools `TOOL,…`", EnvVars: []string{"DTB_MCP_ALLOW"}},
-			&cli.StringSliceFlag{Name: "deny", Usage: "never offer the tools `TOOL,…` (e.g. eval,upload,run)", EnvVars: []string{"DTB_MCP_DENY"}},
-		},
-		Action: action(noArgs(func(c *cli.Context, inv *invocation) (any, error) {
-			tools, err := mcpserver.Selected(mcpTools(c.App.Commands), splitList(c.StringSlice("allow")), splitList(c.StringSlice("deny")))
-			if err != nil {
-				return nil, err
-			}
-			// The tools' own --session flags read DTB_SESSION: the server's session
-			// becomes every call's default.
-			if err := os.Setenv("DTB_SESSION", c.String("session")); err != nil {
-				return nil, output.Wrap("io-error", err, "setting the session")
-			}
-			in := inv.io.Stdin
-			if in == nil {
-				in = os.Stdin
-			}
-			err = mcpserver.Serve(c.Context, readCloser{in}, writeCloser{inv.io.Stdout}, tools, mcpserver.Options{
-				Version:       versionString(),
-				Run:           inProcessRunner(),
-				RunTool:       "run",
-				ListTool:      "commands",
-				MaxImageBytes: 8 << 20,
-			})
-			if err != nil && c.Context.Err() == nil {
-				return nil, output.Wrap("io-error", err, "the MCP connection")
-			}
-			return nil, nil
-		})),
+		Flags:  append(mcpFlags(), mcpOwnedFlags()...),
+		Action: action(noArgs(runMCP)),
 	})
 }
 
-// mcpHidden are the commands that are no tools: the server itself, the long-running
-// relay server and shell set-up.
-var mcpHidden = map[string]bool{"mcp": true, "relay": true, "completion": true, "help": true}
-
-// mcpServerFlags are flags the server decides for every call, or that shape the
-// CLI's printing, which the server fixes.
-var mcpServerFlags = map[string]bool{"help": true, "session": true, "pretty": true, "compact": true, "color": true, "json-errors": true}
-
-// mcpImageTools return their captured file as image content too.
-var mcpImageTools = map[string]bool{"screenshot": true}
-
-// mcpTools describes every command of the tree as a tool, from the same
-// definitions the CLI parses: names, usage, flags and the usage line's arguments.
-func mcpTools(cmds []*cli.Command) []mcpserver.Tool {
-	var tools []mcpserver.Tool
-	var walk func(path []string, cmds []*cli.Command)
-	walk = func(path []string, cmds []*cli.Command) {
-		for _, c := range cmds {
-			if c.Hidden || mcpHidden[c.Name] {
-				continue
-			}
-			p := append(append([]string(nil), path...), c.Name)
-			// A command with subcommands is offered as its subcommands: its
-			// own bare form (cookies) is a shorthand of one of them (cookies get).
-			if len(c.Subcommands) > 0 {
-				walk(p, c.Subcommands)
-				continue
-			}
-			tools = append(tools, mcpTool(p, c))
-		}
+// mcpFlags are the server's own flags, then the flags it fixes for every
+// tool (the same definitions the commands use, found in the command tree).
+func mcpFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "session", Usage: "the dtb session `NAME` the tools act in (default: mcp-PID, this server's own)", EnvVars: []string{"DTB_MCP_SESSION"}},
+		&cli.StringSliceFlag{Name: "allow", Usage: "offer only the tools `TOOL,…`", EnvVars: []string{"DTB_MCP_ALLOW"}},
+		&cli.StringSliceFlag{Name: "deny", Usage: "never offer the tools `TOOL,…` (e.g. eval,upload,run)", EnvVars: []string{"DTB_MCP_DENY"}},
+		&cli.DurationFlag{Name: "timeout", Value: 5 * time.Second, Usage: "how long element lookups wait by default (a call's timeout wins)", EnvVars: []string{"DTB_MCP_TIMEOUT"}},
+		&cli.BoolFlag{Name: "allow-file-urls", Usage: "let tools open file:, chrome: and other local URLs (they can read local files)"},
+		&cli.StringFlag{Name: "output-dir", Usage: "the folder `DIR` every file a tool writes goes to (default: the session's folder under the cache)", EnvVars: []string{"DTB_MCP_OUTPUT_DIR"}},
+		&cli.StringFlag{Name: "upload-root", Usage: "the folder `DIR` uploads may come from (default: the working folder)", EnvVars: []string{"DTB_MCP_UPLOAD_ROOT"}},
+		&cli.BoolFlag{Name: "keep-browser", Usage: "leave the browser this server launched running when it exits"},
 	}
-	walk(nil, cmds)
-	return tools
 }
 
-func mcpTool(path []string, c *cli.Command) mcpserver.Tool {
-	usage, alternatives := firstUsageForm(c.UsageText)
-	enums := usageEnums(usage)
-	t := mcpserver.Tool{
-		Name:        strings.Join(path, "_"),
-		Command:     path,
-		Description: c.Usage,
-		Image:       mcpImageTools[c.Name],
+// mcpOwnedFlags are the flags the host fixes for every tool, as the server's
+// own: the same definitions the commands use (user-data-dir and window-size,
+// flags of browser launch only, are set through DTB_USER_DATA_DIR and
+// DTB_WINDOW_SIZE).
+func mcpOwnedFlags() []cli.Flag {
+	owned := map[string]bool{}
+	for _, n := range mcpServerOwned {
+		owned[n] = n != "session"
 	}
-	if c.UsageText != "" {
-		t.Description += "\n\n" + c.UsageText
+	var out []cli.Flag
+	for _, f := range append(browserFlags(), toolbarFlags()...) {
+		if owned[flagName(f)] {
+			out = append(out, f)
+		}
 	}
-	for _, f := range prepareFlags(c) {
-		name := f.Names()[0]
-		if mcpServerFlags[name] {
+	return out
+}
+
+func runMCP(c *cli.Context, inv *invocation) (any, error) {
+	// What the host set on the server becomes every call's setting, through
+	// the variables the commands' own flags read; no tool can set it.
+	for _, f := range mcpOwnedFlags() {
+		name := flagName(f)
+		env := flagEnv(f)
+		if env == "" || !c.IsSet(name) {
 			continue
 		}
-		if v, ok := f.(cli.VisibleFlag); ok && !v.IsVisible() {
-			continue
+		val := c.String(name)
+		switch f.(type) {
+		case *cli.BoolFlag:
+			val = fmt.Sprint(c.Bool(name))
+		case *cli.DurationFlag:
+			val = c.Duration(name).String()
+		case *cli.StringSliceFlag:
+			val = strings.Join(c.StringSlice(name), ",")
 		}
-		p := mcpserver.Param{Name: mcpName(name), Flag: name, Type: flagType(f), Enum: enums[name]}
-		if d, ok := f.(cli.DocGenerationFlag); ok {
-			p.Description = strings.ReplaceAll(d.GetUsage(), "`", "")
-			if d.TakesValue() {
-				if def := d.GetDefaultText(); def != "" && def != `""` {
-					p.Description += " (default " + def + ")"
-				}
-			}
+		if err := os.Setenv(env, val); err != nil {
+			return nil, output.Wrap("io-error", err, "setting "+env)
 		}
-		t.Params = append(t.Params, p)
 	}
-	for _, p := range usagePositionals(usage, path) {
-		// With other forms of the command (eval --file F), no argument is required.
-		p.Required = p.Required && !alternatives
-		t.Params = append(t.Params, p)
+	session := c.String("session")
+	own := session == ""
+	if own {
+		// Two hosts with default settings must not share pages or typing.
+		session = fmt.Sprintf("mcp-%d", os.Getpid())
 	}
-	return t
+	if err := os.Setenv("DTB_SESSION", session); err != nil {
+		return nil, output.Wrap("io-error", err, "setting the session")
+	}
+	opts := mcpserver.Options{
+		Version:       versionString(),
+		Run:           inProcessRunner(),
+		RunTool:       "run",
+		ListTool:      "commands",
+		MaxImageBytes: 8 << 20,
+		AllowFileURLs: c.Bool("allow-file-urls"),
+		OutputDir:     c.String("output-dir"),
+		UploadRoot:    c.String("upload-root"),
+		Instructions: "dtb drives a browser (open, inspect, click, type, extract, screenshot …) and a web app's dev toolbar (state, commands, run). " +
+			"inspect lists elements with refs (e1 …): pass them to other tools as \"@e1\". Results are JSON; a failed call's JSON has a stable \"reason\". " +
+			"jq filters a result to what you need.",
+	}
+	if opts.OutputDir == "" {
+		cache, err := cdp.CacheDir()
+		if err != nil {
+			return nil, err
+		}
+		opts.OutputDir = filepath.Join(cache, "mcp", session)
+	}
+	if opts.UploadRoot == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, output.Wrap("io-error", err, "the working folder")
+		}
+		opts.UploadRoot = wd
+	}
+	tools, err := mcpserver.Selected(mcpTools(c.App.Commands, c.Duration("timeout")), splitList(c.StringSlice("allow")), splitList(c.StringSlice("deny")))
+	if err != nil {
+		return nil, err
+	}
+	in := inv.io.Stdin
+	if in == nil {
+		in = os.Stdin
+	}
+	// A browser already up in a named session is someone else's to stop.
+	hadBrowser := !own && sessionHasBrowser(opts.Run)
+	err = mcpserver.Serve(c.Context, readCloser{in}, writeCloser{inv.io.Stdout}, tools, opts)
+	if !c.Bool("keep-browser") && !hadBrowser {
+		// The server's own browser ends with it; a browser it attached to
+		// (--cdp) is only let go. Bounded: a host waits a short grace.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		opts.Run(ctx, []string{"browser", "stop", "--json-errors"})
+		cancel()
+	}
+	if err != nil && c.Context.Err() == nil {
+		return nil, output.Wrap("io-error", err, "the MCP connection")
+	}
+	return nil, nil
+}
+
+// sessionHasBrowser reports whether the session records a live browser.
+func sessionHasBrowser(run mcpserver.Runner) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	o := run(ctx, []string{"status", "--no-launch", "--compact", "--json-errors", "--jq", ".browser.pid // empty"})
+	return o.Code == 0 && len(bytes.TrimSpace(o.Stdout)) > 0
+}
+
+func flagEnv(f cli.Flag) string {
+	switch f := f.(type) {
+	case *cli.StringFlag:
+		return first(f.EnvVars)
+	case *cli.BoolFlag:
+		return first(f.EnvVars)
+	case *cli.DurationFlag:
+		return first(f.EnvVars)
+	case *cli.StringSliceFlag:
+		return first(f.EnvVars)
+	}
+	return ""
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
 }
 
 // prepareFlags are c's flags with the shared output flags, as the CLI gives them.
@@ -175,88 +226,6 @@ func mcpName(s string) string {
 			return '_'
 		}
 	}, s), "_")
-}
-
-// firstUsageForm is the first form of a usage text: its first line, up to an
-// alternative form ("dtb eval EXPR | dtb eval --file F").
-func firstUsageForm(usage string) (form string, alternatives bool) {
-	line, _, _ := strings.Cut(usage, "\n")
-	form, _, alternatives = strings.Cut(line, " | dtb ")
-	return form, alternatives
-}
-
-// usageEnumRE finds "--flag a|b|c" in a usage line: a flag whose value is one of
-// fixed lower-case words.
-var usageEnumRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`--([a-z][a-z0-9-]*)[ =]([a-z][a-z0-9-]*(?:\|[a-z][a-z0-9-]*)+)`)
-})
-
-func usageEnums(usage string) map[string][]string {
-	out := map[string][]string{}
-	for _, m := range usageEnumRE().FindAllStringSubmatch(usage, -1) {
-		out[m[1]] = strings.Split(m[2], "|")
-	}
-	return out
-}
-
-// usagePositionals reads the positional arguments of a usage line: upper-case
-// words outside flags, optional inside brackets, repeated when they end in "…".
-// "SELECTOR|@eN" is one argument named after its first form; a JSON argument is
-// an object property named input.
-func usagePositionals(usage string, path []string) []mcpserver.Param {
-	words := strings.Fields(usage)
-	// Skip "dtb" and the command path.
-	if len(words) > len(path) {
-		words = words[len(path)+1:]
-	} else {
-		words = nil
-	}
-	var out []mcpserver.Param
-	depth := 0
-	for i := 0; i < len(words); i++ {
-		w := words[i]
-		opens := strings.Count(w, "[")
-		closes := strings.Count(w, "]")
-		optional := depth+opens > 0
-		depth += opens - closes
-		bare := strings.Trim(w, "[]")
-		if strings.HasPrefix(bare, "-") {
-			// A flag's value word is not an argument.
-			if !strings.Contains(bare, "=") && i+1 < len(words) && !strings.HasPrefix(strings.Trim(words[i+1], "[]"), "-") && !strings.HasPrefix(words[i+1], "[") {
-				next := words[i+1]
-				depth += strings.Count(next, "[") - strings.Count(next, "]")
-				i++
-			}
-			continue
-		}
-		first, _, _ := strings.Cut(bare, "|")
-		repeated := strings.HasSuffix(first, "…") || strings.HasSuffix(first, "...")
-		first = strings.TrimSuffix(strings.TrimSuffix(first, "…"), "...")
-		if first == "" || strings.ToUpper(first) != first || strings.ToLower(first) == first {
-			continue // "locator flags", "key=value", "|", "-"
-		}
-		p := mcpserver.Param{Name: mcpName(first), Type: "string", Required: !optional, Description: "argument " + bare}
-		if repeated {
-			p.Type = "array"
-			p.Name = plural(p.Name)
-		}
-		if first == "JSON" {
-			p.Name, p.Type, p.Description = "input", "object", "the command's input"
-		}
-		out = append(out, p)
-	}
-	return out
-}
-
-func plural(s string) string {
-	switch {
-	case strings.HasSuffix(s, "s"):
-		return s
-	case strings.HasSuffix(s, "y"):
-		return strings.TrimSuffix(s, "y") + "ies"
-	default:
-		return s + "s"
-	}
 }
 
 func splitList(vals []string) []string {

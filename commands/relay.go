@@ -81,7 +81,7 @@ func runRelay(c *cli.Context, inv *invocation) (any, error) {
 		"pid":       os.Getpid(),
 	}
 	// The ready line goes out before serving so a script can read the URL.
-	if err := inv.printer.Result(ready); err != nil {
+	if err := inv.printer.Result(c.Context, ready); err != nil {
 		return nil, err
 	}
 	if err := srv.Serve(c.Context); err != nil {

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/dtb-cli/dtb/internal/toolbar"
 )
 
@@ -17,10 +19,27 @@ import (
 type Tool struct {
 	Name        string   // MCP tool name: the command path joined by "_" ("browser_launch")
 	Command     []string // the CLI path ("browser", "launch")
+	Title       string
 	Description string
 	Params      []Param // flags, then positionals in command-line order
 	Image       bool    // the result names an image file (.path, .format) to return as image content
+	// Hints are the tool's annotations for hosts that approve calls by kind.
+	ReadOnly, Destructive, Idempotent, OpenWorld bool
+	// Defaults are flags added to every call that does not set them (the short
+	// MCP timeout of element lookups).
+	Defaults map[string]string
+	// Fallback are the reasons for which a call that failed with Defaults
+	// applied runs again without them (open reuses the session's tab, or opens
+	// one when there is none).
+	Fallback []string
 }
+
+// Param kinds that the server checks before a call.
+const (
+	KindURL    = "url"    // a URL the browser navigates to
+	KindPath   = "path"   // a file the command writes
+	KindUpload = "upload" // a file the command reads and hands to the page
+)
 
 // Param is one input property of a tool: a flag or a positional argument.
 type Param struct {
@@ -31,6 +50,21 @@ type Param struct {
 	Description string
 	Required    bool
 	Default     any
+	Kind        string // KindURL, KindPath, KindUpload or empty
+	Invert      bool   // a boolean that sets its flag to the opposite (new_tab: --current=false)
+}
+
+// sdkTool is t as the SDK lists it.
+func (t Tool) sdkTool(schema map[string]any) *mcp.Tool {
+	return &mcp.Tool{
+		Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: schema,
+		Annotations: &mcp.ToolAnnotations{
+			ReadOnlyHint:    t.ReadOnly,
+			DestructiveHint: &t.Destructive,
+			IdempotentHint:  t.Idempotent,
+			OpenWorldHint:   &t.OpenWorld,
+		},
+	}
 }
 
 // inputSchema is the JSON Schema (2020-12) of a tool's arguments.
@@ -56,7 +90,8 @@ func (t Tool) inputSchema() map[string]any {
 			required = append(required, p.Name)
 		}
 	}
-	schema := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	// No additionalProperties: an unknown argument is refused by argv with words.
+	schema := map[string]any{"type": "object", "properties": props}
 	if len(required) > 0 {
 		schema["required"] = required
 	}
@@ -154,6 +189,10 @@ func ToolArgv(t Tool, args map[string]json.RawMessage) ([]string, error) { retur
 // argv turns a tool call's arguments into a dtb command line (without the program
 // name), flags first and positionals after "--", so no value is read as a flag.
 func (t Tool) argv(args map[string]json.RawMessage) ([]string, error) {
+	return t.argvWith(args, true)
+}
+
+func (t Tool) argvWith(args map[string]json.RawMessage, defaults bool) ([]string, error) {
 	known := map[string]Param{}
 	for _, p := range t.Params {
 		known[p.Name] = p
@@ -167,6 +206,11 @@ func (t Tool) argv(args map[string]json.RawMessage) ([]string, error) {
 	}
 	sort.Strings(names)
 	out := append([]string(nil), t.Command...)
+	for _, name := range sortedKeys(t.Defaults) {
+		if _, given := args[mcpPropName(t, name)]; !given && defaults {
+			out = append(out, "--"+name+"="+t.Defaults[name])
+		}
+	}
 	for _, name := range names {
 		p := known[name]
 		if p.Flag == "" {
@@ -177,7 +221,11 @@ func (t Tool) argv(args map[string]json.RawMessage) ([]string, error) {
 			return nil, err
 		}
 		if p.Type == "boolean" {
-			out = append(out, "--"+p.Flag+"="+vals[0])
+			v := vals[0]
+			if p.Invert {
+				v = map[string]string{"true": "false", "false": "true"}[v]
+			}
+			out = append(out, "--"+p.Flag+"="+v)
 			continue
 		}
 		for _, v := range vals {
@@ -271,4 +319,32 @@ func scalar(p Param, v any) (string, error) {
 	default:
 		return "", usageError("argument %q must be a %s", p.Name, p.Type)
 	}
+}
+
+// mcpPropName is the property of t that sets the flag, or the flag's name.
+func mcpPropName(t Tool, flag string) string {
+	for _, p := range t.Params {
+		if p.Flag == flag {
+			return p.Name
+		}
+	}
+	return flag
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Listed is every tool as tools/list describes it, for tests and measurements.
+func Listed(tools []Tool) []*mcp.Tool {
+	out := make([]*mcp.Tool, 0, len(tools))
+	for _, t := range tools {
+		out = append(out, t.sdkTool(t.inputSchema()))
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -39,6 +40,16 @@ type Options struct {
 	RunTool, ListTool string
 	// MaxImageBytes caps an image returned as content (the file stays on disk).
 	MaxImageBytes int
+	// AllowFileURLs lets URL arguments name local schemes (file:, chrome: …);
+	// without it only http, https, data: and about:blank are taken.
+	AllowFileURLs bool
+	// OutputDir is the one folder tools write files into: a path argument is
+	// taken relative to it and refused outside it. Empty: no path arguments.
+	OutputDir string
+	// UploadRoot is the one folder uploads come from.
+	UploadRoot string
+	// Instructions is the server's description for the host.
+	Instructions string
 }
 
 // Selected applies the allow and deny lists to tools; a name in either list that
@@ -90,19 +101,16 @@ type server struct {
 	// calls run one at a time: a command line is a whole dtb run, and two at once
 	// would race for the session's current tab the way two shells would.
 	calls sync.Mutex
+	// base ends with the server (SIGTERM, SIGINT): it cancels the running call,
+	// which the SDK's request context does not see.
+	base context.Context
 }
 
 // Serve answers MCP requests on in/out until the client closes the stream or ctx
 // ends.
 func Serve(ctx context.Context, in io.ReadCloser, out io.WriteCloser, tools []Tool, opts Options) error {
-	s := &server{opts: opts, tools: map[string]Tool{}}
-	s.sdk = mcp.NewServer(&mcp.Implementation{Name: "dtb", Version: opts.Version}, &mcp.ServerOptions{
-		Instructions: "dtb drives a web app's dev toolbar (state, commands, run) and a headless browser " +
-			"(open, inspect, click, type, extract, screenshot …). Every tool returns the JSON document the " +
-			"dtb CLI prints; a failed call is a tool error whose JSON has a stable \"reason\". " +
-			"Use inspect to get element refs (@e1 …) and pass them to click/type. Every tool takes jq " +
-			"to filter its result.",
-	})
+	s := &server{opts: opts, tools: map[string]Tool{}, base: ctx}
+	s.sdk = mcp.NewServer(&mcp.Implementation{Name: "dtb", Version: opts.Version}, &mcp.ServerOptions{Instructions: opts.Instructions})
 	for _, t := range tools {
 		s.tools[t.Name] = t
 		s.add(t, t.inputSchema())
@@ -112,11 +120,19 @@ func Serve(ctx context.Context, in io.ReadCloser, out io.WriteCloser, tools []To
 			go s.learnToolbarCommands(ctx)
 		}
 	}
-	return s.sdk.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	err := s.sdk.Run(ctx, &lineTransport{in: in, out: out})
+	if ctx.Err() != nil {
+		return nil // SIGTERM or SIGINT: the way a host stops a server
+	}
+	return err
 }
 
 func (s *server) add(t Tool, schema map[string]any) {
-	s.sdk.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: schema}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	s.sdk.AddTool(t.sdkTool(schema), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		stop := context.AfterFunc(s.base, cancel)
+		defer stop()
 		return s.call(ctx, t, req.Params.Arguments), nil
 	})
 }
@@ -161,13 +177,20 @@ func (s *server) call(ctx context.Context, t Tool, raw json.RawMessage) *mcp.Cal
 	if t.Image {
 		jq = takeJQ(args)
 	}
+	if err := s.guard(t, args); err != nil {
+		return errorResult(err)
+	}
 	argv, err := t.argv(args)
 	if err != nil {
 		return errorResult(err)
 	}
-	argv = append(argv[:len(t.Command):len(t.Command)], append([]string{"--compact", "--color=never", "--json-errors"}, argv[len(t.Command):]...)...)
 	s.calls.Lock()
-	o := s.opts.Run(ctx, argv)
+	o := s.opts.Run(ctx, withPrinting(t, argv))
+	if o.Code != 0 && len(t.Fallback) > 0 && ctx.Err() == nil && slices.Contains(t.Fallback, errorReason(o.Stderr)) {
+		if plain, err := t.argvWith(args, false); err == nil {
+			o = s.opts.Run(ctx, withPrinting(t, plain))
+		}
+	}
 	s.calls.Unlock()
 	if o.Code != 0 {
 		return failedResult(o)
@@ -178,7 +201,7 @@ func (s *server) call(ctx context.Context, t Tool, raw json.RawMessage) *mcp.Cal
 	if !t.Image {
 		return okResult(o.Stdout, o.Stderr)
 	}
-	return s.imageResult(o, jq)
+	return s.imageResult(ctx, o, jq)
 }
 
 type jqRequest struct {
@@ -221,7 +244,7 @@ func hasJQ(args map[string]json.RawMessage) bool {
 }
 
 // imageResult returns the captured image as image content beside the result.
-func (s *server) imageResult(o Outcome, jq jqRequest) *mcp.CallToolResult {
+func (s *server) imageResult(ctx context.Context, o Outcome, jq jqRequest) *mcp.CallToolResult {
 	var shot struct {
 		Path   string `json:"path"`
 		Format string `json:"format"`
@@ -235,7 +258,7 @@ func (s *server) imageResult(o Outcome, jq jqRequest) *mcp.CallToolResult {
 		if err == nil {
 			var doc any
 			if err = json.Unmarshal(o.Stdout, &doc); err == nil {
-				err = p.Result(doc)
+				err = p.Result(ctx, doc)
 			}
 		}
 		if err != nil {
@@ -289,3 +312,18 @@ func errorResult(err error) *mcp.CallToolResult {
 }
 
 func usageError(format string, args ...any) error { return output.Usage(format, args...) }
+
+// withPrinting adds the printing the server reads to a command line.
+func withPrinting(t Tool, argv []string) []string {
+	return append(argv[:len(t.Command):len(t.Command)], append([]string{"--compact", "--color=never", "--json-errors"}, argv[len(t.Command):]...)...)
+}
+
+// errorReason is the reason of a failed command's error document.
+func errorReason(stderr []byte) string {
+	var doc struct {
+		Reason string `json:"reason"`
+	}
+	lines := bytes.Split(bytes.TrimSpace(stderr), []byte("\n"))
+	_ = json.Unmarshal(lines[len(lines)-1], &doc)
+	return doc.Reason
+}

@@ -96,6 +96,7 @@ var reasonExit = map[string]int{
 	"cross-origin":      ExitRefused,
 	"non-loopback-host": ExitRefused,
 	"path-refused":      ExitRefused,
+	"url-refused":       ExitRefused,
 	"not-owned":         ExitRefused,
 	"protocol-mismatch": ExitRefused,
 	"refused":           ExitRefused,

@@ -5,6 +5,7 @@ package output
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -214,40 +215,6 @@ func fixNumbers(v any) any {
 	return v
 }
 
-// Query runs a compiled jq program over v and returns every output value.
-func Query(code *gojq.Code, v any, args map[string]string) ([]any, error) {
-	in, err := Normalize(v)
-	if err != nil {
-		return nil, Errorf("failed", "result is not JSON: %v", err)
-	}
-	_, values := argNames(args)
-	iter := code.Run(in, values...)
-	var outs []any
-	for {
-		o, ok := iter.Next()
-		if !ok {
-			break
-		}
-		if err, isErr := o.(error); isErr {
-			var halt *gojq.HaltError
-			if ok := asHalt(err, &halt); ok && halt.Value() == nil {
-				break
-			}
-			return nil, Errorf("bad-jq", "jq: %v", err)
-		}
-		outs = append(outs, o)
-	}
-	return outs, nil
-}
-
-func asHalt(err error, target **gojq.HaltError) bool {
-	h, ok := err.(*gojq.HaltError)
-	if ok {
-		*target = h
-	}
-	return ok
-}
-
 // Truthy is jq truthiness: everything but false and null.
 func Truthy(v any) bool { return v != nil && v != false }
 
@@ -259,8 +226,9 @@ type Text string
 // would print is capped at MaxBytes: over it, nothing is printed and the
 // error is result-too-large with the size. A value that is already JSON is
 // measured before it is copied; the rendering stops at the first value that
-// passes the ceiling.
-func (p *Printer) Result(v any) error {
+// passes the ceiling, so a program that never stops emitting stops there. The
+// program runs under ctx (the command's deadline and signals) and a memory budget.
+func (p *Printer) Result(ctx context.Context, v any) error {
 	max := p.MaxBytes()
 	if t, ok := v.(Text); ok && p.code == nil {
 		if max > 0 && int64(len(t)) > max {
@@ -278,22 +246,12 @@ func (p *Printer) Result(v any) error {
 	if rm, ok := v.(json.RawMessage); ok && p.code == nil && max > 0 && int64(len(rm)) > max {
 		return TooLarge(int64(len(rm)), max)
 	}
-	values := []any{v}
-	if p.code != nil {
-		outs, err := Query(p.code, v, p.opts.Args)
-		if err != nil {
-			return err
-		}
-		values = outs
-	}
 	var buf bytes.Buffer
-	for _, o := range values {
+	render := func(o any) error {
 		if s, ok := rawString(o); ok && p.opts.Raw {
 			buf.WriteString(s)
 			buf.WriteByte('\n')
-			continue
-		}
-		if err := p.encode(&buf, o, max); err != nil {
+		} else if err := p.encode(&buf, o, max); err != nil {
 			if e, ok := err.(*Error); ok {
 				return e
 			}
@@ -302,10 +260,20 @@ func (p *Printer) Result(v any) error {
 		if max > 0 && int64(buf.Len()) > max {
 			return TooLarge(int64(buf.Len()), max)
 		}
+		return nil
+	}
+	var err error
+	if p.code != nil {
+		err = Each(ctx, p.code, v, p.opts.Args, jqMemoryBudget(max), render)
+	} else {
+		err = render(v)
+	}
+	if err != nil {
+		return err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	_, err := p.stdout.Write(buf.Bytes())
+	_, err = p.stdout.Write(buf.Bytes())
 	return err
 }
 

@@ -22,7 +22,7 @@ func render(t *testing.T, opts Options, v any) (stdout, stderr string, err error
 	if err := p.Prepare(); err != nil {
 		return out.String(), errb.String(), err
 	}
-	err = p.Result(v)
+	err = p.Result(context.Background(), v)
 	return out.String(), errb.String(), err
 }
 

@@ -96,7 +96,7 @@ func WaitFor(ctx context.Context, t Transport, pred *gojq.Code, args map[string]
 		doc, err := t.State(ctx)
 		if err == nil {
 			lastState, lastErr = doc, nil
-			outs, qerr := output.Query(pred, doc, args)
+			outs, qerr := output.Query(ctx, pred, doc, args)
 			if qerr != nil {
 				return nil, qerr
 			}

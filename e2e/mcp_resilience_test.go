@@ -1,0 +1,105 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestMCPResilience drives the built dtb mcp over raw stdio: bad lines are
+// answered -32700/-32600 and the server keeps serving; local URLs and files
+// outside the output folder are refused; a looping jq filter ends at its
+// timeout, a cancelled call gets no response and later calls work; SIGTERM
+// mid-call ends the server promptly.
+func TestMCPResilience(t *testing.T) {
+	needBrowser(t)
+	cmd := exec.Command(cli.Bin, "mcp")
+	cmd.Env = cli.Environ()
+	in, _ := cmd.StdinPipe()
+	outPipe, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := make(chan map[string]any, 100)
+	go func() {
+		sc := bufio.NewScanner(outPipe)
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			var m map[string]any
+			_ = json.Unmarshal(sc.Bytes(), &m)
+			lines <- m
+		}
+		close(lines)
+	}()
+	send := func(s string) { io.WriteString(in, s+"\n") }
+	next := func() map[string]any {
+		select {
+		case m := <-lines:
+			return m
+		case <-time.After(60 * time.Second):
+			t.Fatal("no answer")
+		}
+		return nil
+	}
+	code := func(m map[string]any) any { e, _ := m["error"].(map[string]any); return e["code"] }
+	for line, want := range map[string]float64{"not json": -32700, "{}": -32600, `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`: -32600} {
+		send(line)
+		if m := next(); code(m) != want {
+			t.Errorf("%s: %v, want %v", line, m, want)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	next()
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	call := func(id int, tool, args string) {
+		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args))
+	}
+	text := func(m map[string]any) string {
+		r, _ := m["result"].(map[string]any)
+		c, _ := r["content"].([]any)
+		if len(c) == 0 {
+			return fmt.Sprint(m)
+		}
+		return fmt.Sprint(c[0].(map[string]any)["text"])
+	}
+	call(2, "open", `{"url":"file:///etc/passwd"}`)
+	if m := next(); !strings.Contains(text(m), `"url-refused"`) {
+		t.Errorf("file URL: %v", m)
+	}
+	call(3, "screenshot", `{"out":"/tmp/dtb-mcp-evil.jpg"}`)
+	if m := next(); !strings.Contains(text(m), `"path-refused"`) {
+		t.Errorf("out outside: %v", m)
+	}
+	call(4, "open", `{"url":"data:text/html,<p>hello</p>"}`)
+	next()
+	call(5, "eval", `{"expr":"1","jq":"def f: f; f","timeout":"2s"}`)
+	if m := next(); !strings.Contains(text(m), `"timeout"`) {
+		t.Errorf("looping jq: %v", m)
+	}
+	call(6, "eval", `{"expr":"1","jq":"def f: f; f","timeout":"60s"}`)
+	time.Sleep(time.Second)
+	send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":6}}`)
+	call(7, "eval", `{"expr":"document.body.textContent"}`)
+	if m := next(); m["id"] != float64(7) || text(m) != `"hello"` {
+		t.Errorf("after a cancelled call, got %v (a cancelled request gets no response)", m)
+	}
+	call(8, "eval", `{"expr":"1","jq":"def f: f; f","timeout":"60s"}`)
+	time.Sleep(time.Second)
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		t.Logf("exited %v after SIGTERM", time.Since(start))
+	case <-time.After(10 * time.Second):
+		t.Fatal("dtb mcp did not exit after SIGTERM mid-call")
+	}
+}
