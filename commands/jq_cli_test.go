@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dtb-cli/dtb/internal/testbrowser"
+	"github.com/dtb-cli/dtb/internal/browsertest"
 )
 
 // TestJQRunawayCLI: a --jq program that never ends is bound by the command:
@@ -20,14 +20,14 @@ import (
 // for a program that emits without end, and the memory budget for one value
 // that grows by recursion. Before, each ran until SIGKILL.
 func TestJQRunawayCLI(t *testing.T) {
-	testbrowser.Need(t, testbrowser.Find().Preferred(), "Chromium")
+	browsertest.Need(t, browsertest.Find().Preferred(), "Chromium")
 	e := newCLI(t)
 	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "testdata", "pages"))))
 	defer srv.Close()
 	defer func() {
 		pid := browserPID(e)
 		e.Run(t, "browser", "stop")
-		testbrowser.Kill(pid)
+		browsertest.Kill(pid)
 	}()
 	e.Run(t, "open", srv.URL+"/index.html").Exit(t, 0)
 
@@ -50,7 +50,7 @@ func TestJQRunawayCLI(t *testing.T) {
 
 // signalAfter runs dtb with args, sends it sig after d and returns its exit
 // code and output.
-func signalAfter(t *testing.T, e *testbrowser.CLI, sig os.Signal, d time.Duration, args ...string) (int, string, string) {
+func signalAfter(t *testing.T, e *browsertest.CLI, sig os.Signal, d time.Duration, args ...string) (int, string, string) {
 	t.Helper()
 	cmd := exec.Command(e.Bin, args...)
 	cmd.Env = e.Environ()
@@ -65,7 +65,7 @@ func signalAfter(t *testing.T, e *testbrowser.CLI, sig os.Signal, d time.Duratio
 	go func() { cmd.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(testbrowser.RunTimeout):
+	case <-time.After(browsertest.RunTimeout):
 		cmd.Process.Kill()
 		<-done
 		t.Fatalf("dtb %v did not exit after %v", args, sig)

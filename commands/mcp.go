@@ -12,9 +12,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/mcpserver"
 	"github.com/dtb-cli/dtb/internal/output"
+	dtbsession "github.com/dtb-cli/dtb/internal/session"
 )
 
 func init() {
@@ -128,7 +128,7 @@ func runMCP(c *cli.Context, inv *invocation) (any, error) {
 			"jq filters a result to what you need.",
 	}
 	if opts.OutputDir == "" {
-		cache, err := cdp.CacheDir()
+		cache, err := dtbsession.CacheDir()
 		if err != nil {
 			return nil, err
 		}

@@ -35,7 +35,7 @@ func typeUntilStopped(t *testing.T, p *Page, ctx context.Context, why string) *o
 func TestKeysStopAtANavigation(t *testing.T) {
 	for _, target := range []string{"same origin", "other origin"} {
 		t.Run(target, func(t *testing.T) {
-			session(t)
+			testSession(t)
 			to := fixtureURL("catch.html")
 			if target == "other origin" {
 				to = otherURL + "/catch.html"
