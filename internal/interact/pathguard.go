@@ -43,10 +43,14 @@ var (
 		".mozilla", "logins.json", "logins-backup.json", "key3.db", "key4.db", "cert9.db", "signons.sqlite",
 		"formhistory.sqlite", "places.sqlite", "login data", "login data for account", "web data", "local state",
 		"credentials",
+		// cluster, VPN and mail-client stores kept by location
+		"kubeconfig", ".minikube", ".talos", ".thunderbird", ".icedove", ".password-store-git",
 	}
-	sensitivePrefix   = []string{".env.", "id_rsa.", "id_dsa.", "id_ecdsa.", "id_ed25519."}
-	sensitiveSuffix   = []string{".pem", ".key", ".p12", ".pfx", ".keychain", ".keychain-db", ".kdbx", ".gpg", ".asc", ".keytab", ".kwl", "_history"}
-	sensitiveContains = []string{"private_key", "private-key", "privatekey", "secret", "token", "cookie", "keychain", "password", "credential"}
+	sensitivePrefix = []string{".env.", "id_rsa.", "id_dsa.", "id_ecdsa.", "id_ed25519."}
+	sensitiveSuffix = []string{".pem", ".key", ".p12", ".pfx", ".keychain", ".keychain-db", ".kdbx", ".gpg", ".asc", ".keytab", ".kwl", "_history",
+		".jks", ".keystore", ".p8", ".ppk", ".ovpn", ".kubeconfig", ".agekey"}
+	sensitiveContains = []string{"private_key", "private-key", "privatekey", "secret", "token", "cookie", "keychain", "password", "credential",
+		"kubeconfig", "service-account", "service_account", "serviceaccount", "apikey", "api-key", "api_key"}
 	sensitiveSequence = [][]string{
 		{".config", "gh"}, {".config", "hub"}, {".config", "gcloud"}, {".config", "op"}, {".config", "rclone"},
 		{".config", "chromium"}, {".config", "google-chrome"}, {".config", "google-chrome-beta"}, {".config", "google-chrome-unstable"},
@@ -55,6 +59,15 @@ var (
 		{"application support", "bravesoftware"}, {"application support", "microsoft edge"},
 		{"appdata", "roaming", "mozilla"}, {"appdata", "local", "google"}, {"appdata", "local", "microsoft", "edge"},
 		{".local", "share", "fish"}, {"ssl", "private"}, {".m2", "settings.xml"}, {".gradle", "gradle.properties"},
+		// the stores of container, cloud and cluster tools, by location:
+		// what they hold has no telling name (auth.json, config, hosts)
+		{".config", "containers"}, {"containers", "auth.json"}, {".config", "doctl"}, {".config", "hcloud"},
+		{".config", "helm"}, {".config", "sops"}, {".config", "age"}, {".config", "configstore"}, {".config", "filezilla"},
+		{".config", "remmina"}, {".config", "bitwarden"}, {".config", "bitwarden cli"}, {".config", "1password"},
+		{".config", "heroku"}, {".config", "flyctl"}, {".fly"}, {".config", "netlify"}, {".config", "vercel"},
+		{".config", "stripe"}, {".config", "twilio"}, {".config", "git", "credentials"}, {".terraform.d"},
+		{".cargo", "credentials"}, {".gem", "credentials"}, {"etc", "kubernetes"}, {"etc", "wireguard"},
+		{"etc", "rancher"}, {"var", "lib", "kubelet"},
 		// system secrets
 		{"etc", "shadow"}, {"etc", "shadow-"}, {"etc", "gshadow"}, {"etc", "gshadow-"}, {"etc", "sudoers"},
 		{"etc", "sudoers.d"}, {"etc", "master.passwd"}, {"etc", "spwd.db"}, {"etc", "ssh"},
@@ -316,19 +329,42 @@ func stageOne(p, dir string) (UploadFile, error) {
 	if err != nil {
 		return uf, output.Wrap("upload-failed", err, "cannot stage "+p)
 	}
-	n, err := io.Copy(dst, io.LimitReader(f, uf.Size))
+	err = copyFile(dst, f, uf.Size)
 	if cerr := dst.Close(); err == nil {
 		err = cerr
+	}
+	var shrunk errShrunk
+	if errors.As(err, &shrunk) {
+		return uf, refused(p, "it changed while it was copied")
 	}
 	if err != nil {
 		return uf, output.Wrap("upload-failed", err, "cannot copy "+p)
 	}
-	if n != uf.Size {
-		return uf, refused(p, "it changed while it was copied")
+	if info, err := f.Stat(); err == nil {
+		if info.Size() != uf.Size {
+			return uf, refused(p, "it changed while it was copied")
+		}
+		// The page sees the file's own time as File.lastModified, not the
+		// time of the copy.
+		os.Chtimes(copyPath, time.Time{}, info.ModTime())
 	}
 	uf.Path = copyPath
 	return uf, nil
 }
+
+// plainCopy copies the first size bytes of src into dst.
+func plainCopy(dst, src *os.File, size int64) error {
+	n, err := io.Copy(dst, io.LimitReader(src, size))
+	if err == nil && n != size {
+		return errShrunk{n}
+	}
+	return err
+}
+
+// errShrunk: the file ended before the size it had when checked.
+type errShrunk struct{ n int64 }
+
+func (e errShrunk) Error() string { return fmt.Sprintf("the file ended after %d bytes", e.n) }
 
 // pruneStaged removes upload folders under root older than stagedTTL.
 func pruneStaged(root string) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/dtb-cli/dtb/internal/output"
 )
@@ -78,6 +79,23 @@ func TestSensitiveComponents(t *testing.T) {
 		"/etc/ssh/ssh_host_ed25519_key":                            "ssh",
 		"/etc/ssl/private/site.crt":                                "private",
 		"/etc/krb5.keytab":                                         "krb5.keytab",
+		// Stores known by where they are, not what they are called (issue 23.7).
+		"/home/u/.config/containers/auth.json":           "containers",
+		"/run/user/1000/containers/auth.json":            "auth.json",
+		"/home/u/kubeconfig":                             "kubeconfig",
+		"/home/u/prod-kubeconfig.yaml":                   "prod-kubeconfig.yaml",
+		"/home/u/gcp-service-account.json":               "gcp-service-account.json",
+		"/home/u/my_service_account_key.json":            "my_service_account_key.json",
+		"/etc/kubernetes/admin.conf":                     "kubernetes",
+		"/home/u/.config/helm/repositories.yaml":         "helm",
+		"/home/u/.config/doctl/config.yaml":              "doctl",
+		"/home/u/.terraform.d/plugins/x":                 ".terraform.d",
+		"/home/u/.config/sops/age/keys.txt":              "sops",
+		"/home/u/release.jks":                            "release.jks",
+		"/home/u/work.ovpn":                              "work.ovpn",
+		"/home/u/.thunderbird/p.default/prefs.js":        ".thunderbird",
+		"/home/u/.minikube/profiles/minikube/client.crt": ".minikube",
+		"/home/u/stripe-apikey.txt":                      "stripe-apikey.txt",
 	}
 	for p, comp := range refusedPaths {
 		if c, _ := sensitiveComponent(p); c != comp {
@@ -236,5 +254,55 @@ func TestStageUploads(t *testing.T) {
 	s.Remove()
 	if left, _ := os.ReadDir(root); len(left) != 0 {
 		t.Fatalf("left in %s: %v", root, left)
+	}
+}
+
+// A staged copy keeps the file's modification time (the page's
+// File.lastModified) and its holes: a sparse file costs its data, not its
+// size, on disk (issue 23.6, 23.7).
+func TestStageKeepsTimeAndHoles(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "disk.img")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 256 << 20
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte("middle"), size/2)
+	f.WriteAt([]byte("end"), size-3)
+	f.Close()
+	when := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
+	os.Chtimes(p, when, when)
+	s, err := StageUploads([]string{p}, filepath.Join(dir, "uploads"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Remove()
+	st, err := os.Stat(s.Files[0].Path)
+	if err != nil || st.Size() != size {
+		t.Fatalf("copy: %v %v", st, err)
+	}
+	if !st.ModTime().Equal(when) {
+		t.Fatalf("copy's time %v, want the file's %v", st.ModTime(), when)
+	}
+	c, _ := os.Open(s.Files[0].Path)
+	defer c.Close()
+	buf := make([]byte, 6)
+	c.ReadAt(buf, size/2)
+	if string(buf) != "middle" {
+		t.Fatalf("data in the middle: %q", buf)
+	}
+	c.ReadAt(buf[:3], size-3)
+	if string(buf[:3]) != "end" {
+		t.Fatalf("data at the end: %q", buf[:3])
+	}
+	if src, _ := os.Stat(p); diskBytes(src) >= size/2 {
+		t.Skipf("the file system here does not keep holes (%d bytes on disk)", diskBytes(src))
+	}
+	if used := diskBytes(st); used > 1<<20 {
+		t.Fatalf("the copy of a sparse file takes %d bytes on disk", used)
 	}
 }
