@@ -41,22 +41,40 @@ func writePrivate(data []byte, path, session, dir, ext, what string) (string, er
 	} else if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		// Writing through it would overwrite whatever it points at.
+		return "", output.Errorf("path-refused", "%s is a symlink: dtb does not write the %s through it; give the real path", path, what).With("path", path)
+	}
+	// A temporary file beside the target, renamed over it once complete: a
+	// full disk or a failed write leaves the old file (or none), never a
+	// truncated one, and the rename replaces a symlink put there meanwhile
+	// instead of following it.
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return "", output.Wrap("io-error", err, "cannot write the "+what).With("path", path)
 	}
-	if err := f.Chmod(0o600); err != nil {
+	fail := func(err error) (string, error) {
 		f.Close()
+		os.Remove(f.Name())
 		return "", output.Wrap("io-error", err, "cannot write the "+what).With("path", path)
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return "", output.Wrap("io-error", err, "cannot write the "+what).With("path", path)
+	if err := writeData(f, data); err != nil {
+		return fail(err)
 	}
 	if err := f.Close(); err != nil {
-		return "", output.Wrap("io-error", err, "cannot write the "+what).With("path", path)
+		return fail(err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fail(err)
 	}
 	return path, nil
+}
+
+// writeData writes data to f (a variable: tests make it fail as a full disk
+// does).
+var writeData = func(f *os.File, data []byte) error {
+	_, err := f.Write(data)
+	return err
 }
 
 // WritePDF writes the PDF with mode 0600 to path, or, when path is empty, to
