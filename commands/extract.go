@@ -1,8 +1,6 @@
 package commands
 
 import (
-	"context"
-	"fmt"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -107,80 +105,24 @@ func runExtract(c *cli.Context, inv *invocation) (any, error) {
 	if url == "" && c.IsSet("incognito") {
 		return nil, output.Usage("--incognito opens a URL in a new window or tab; give a URL")
 	}
+	answer, err := cdp.ParseDialogAnswer(c.String("dialog"))
+	if err != nil {
+		return nil, err
+	}
+	t := read.TabOptions{Tab: tabSelector(c), Dialog: answer}
+	if url != "" {
+		t.Open = session.OpenOptions{URL: url, Current: c.Bool("current"), Tab: c.String("tab"), Workspace: c.String("workspace")}
+		if c.IsSet("incognito") {
+			v := c.Bool("incognito")
+			t.Open.Incognito = &v
+		}
+	}
 	opts := read.Options{Ready: ready, Include: include, MaxChars: c.Int("max-chars")}
 	sess, ctx, done, err := browserSession(c, inv)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	res, err := extractIn(ctx, c, inv, sess, url, opts)
+	res, err := read.ReadTab(ctx, sess, t, opts, inv.printer.Warn)
 	return res, timeoutOr(ctx, err)
-}
-
-func extractIn(ctx context.Context, c *cli.Context, inv *invocation, sess *session.Session, url string, opts read.Options) (any, error) {
-	var status *int
-	var p *cdp.Page
-	var g *session.DialogGuard
-	if url != "" {
-		o := session.OpenOptions{URL: url, Current: c.Bool("current"), Tab: c.String("tab"), Workspace: c.String("workspace"), Wait: cdp.WaitNone, Keep: true}
-		// Dialogs are watched from before the navigation: an alert while
-		// loading is answered as it opens.
-		o.Prepare = func(ctx context.Context, tab *cdp.Page) error {
-			var err error
-			if g, err = readGuard(ctx, c, sess, tab); err != nil {
-				return err
-			}
-			return read.AddTracker(ctx, tab)
-		}
-		if c.IsSet("incognito") {
-			v := c.Bool("incognito")
-			o.Incognito = &v
-		}
-		opened, err := sess.OpenURL(ctx, o)
-		if err != nil {
-			if g != nil {
-				g.Watch.Stop()
-			}
-			return nil, err
-		}
-		status = opened.Status
-		p = opened.Page
-	} else {
-		var err error
-		if p, err = sess.Page(ctx, tabSelector(c)); err != nil {
-			return nil, err
-		}
-		if g, err = readGuard(ctx, c, sess, p); err != nil {
-			p.Close()
-			return nil, err
-		}
-	}
-	defer p.Close()
-	dctx, cancel := g.Watch.Context(ctx)
-	defer cancel()
-	res, err := read.Read(dctx, p, opts, inv.printer.Warn)
-	if _, err := g.Finish(ctx, nil, err); err != nil {
-		return nil, err
-	}
-	for _, d := range g.Watch.Seen() {
-		w := fmt.Sprintf("the page opened a %s dialog %q while it was read", d.Type, d.Message)
-		switch {
-		case d.Answer != "":
-			w += fmt.Sprintf("; dtb answered it: %s", d.Answer)
-		case d.Open:
-			w += "; it is still open"
-		}
-		res.Warnings = append(res.Warnings, w)
-		inv.printer.Warn("dialog", w, map[string]any{"dialog": d})
-	}
-	res.Tab = &cdp.TabRef{ID: p.ID, Alias: p.Alias}
-	res.Status = status
-	return res, nil
-}
-
-// readGuard is the dialog guard of a read: dialogs are dismissed unless
-// --dialog (or an armed answer) says otherwise, because reading must not be
-// blocked.
-func readGuard(ctx context.Context, c *cli.Context, sess *session.Session, p *cdp.Page) (*session.DialogGuard, error) {
-	return guardDialogs(ctx, c, sess, p, "dismiss", "read")
 }

@@ -1,8 +1,6 @@
 package commands
 
 import (
-	"context"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
@@ -54,50 +52,17 @@ Examples:
 				v := c.Bool("incognito")
 				opts.Incognito = &v
 			}
+			answer, err := cdp.ParseDialogAnswer(c.String("dialog"))
+			if err != nil {
+				return nil, err
+			}
 			sess, ctx, done, err := browserSession(c, inv)
 			if err != nil {
 				return nil, err
 			}
 			defer done()
-			return openWatched(ctx, c, inv, sess, opts)
+			res, err := sess.OpenGuarded(ctx, opts, answer)
+			return res, timeoutOr(ctx, err)
 		}),
 	})
-}
-
-// openWatched opens under the dialog guard of the tab: a page that opens a
-// dialog while it loads ends the wait at once (the navigation happened) and
-// the dialog is reported, or answered by --dialog.
-func openWatched(ctx context.Context, c *cli.Context, inv *invocation, sess *session.Session, opts session.OpenOptions) (any, error) {
-	var g *session.DialogGuard
-	dctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	prepare := opts.Prepare
-	opts.Prepare = func(pctx context.Context, p *cdp.Page) error {
-		var err error
-		if g, err = guardDialogs(ctx, c, sess, p, "", ""); err != nil {
-			return err
-		}
-		go func() {
-			select {
-			case <-g.Watch.Opened():
-				cancel()
-			case <-dctx.Done():
-			}
-		}()
-		if prepare != nil {
-			return prepare(pctx, p)
-		}
-		return nil
-	}
-	res, err := sess.OpenURL(dctx, opts)
-	if g == nil {
-		return res, timeoutOr(ctx, err)
-	}
-	if err != nil && g.Watch.Open() != nil {
-		// The navigation committed: its page opened the dialog while loading.
-		res = &session.OpenResult{Tab: cdp.TabRef{ID: g.Page.ID, Alias: g.Page.Alias}, URL: g.Watch.Open().URL, NewTab: !opts.Current && opts.Tab == ""}
-		err = nil
-	}
-	out, err := g.Finish(ctx, res, err)
-	return out, timeoutOr(ctx, err)
 }

@@ -56,25 +56,7 @@ func runCommand(c *cli.Context, inv *invocation) (any, error) {
 		return nil, err
 	}
 	defer done()
-	body := in.Value
-	if !c.Bool("no-check") {
-		doc, err := t.Commands(c.Context)
-		if err != nil {
-			return nil, err
-		}
-		list, err := toolbar.CommandList(doc)
-		if err != nil {
-			return nil, err
-		}
-		cmd, err := toolbar.FindCommand(list, id)
-		if err != nil {
-			return nil, err
-		}
-		if body, err = toolbar.Check(cmd, in); err != nil {
-			return nil, err
-		}
-	}
-	return t.Run(c.Context, id, body)
+	return toolbar.RunChecked(c.Context, t, id, in, !c.Bool("no-check"))
 }
 
 // commandInput reads the input from the arguments, --input-file or stdin.

@@ -1,8 +1,6 @@
 package commands
 
 import (
-	"context"
-	"errors"
 	"net/url"
 	"strings"
 	"time"
@@ -16,27 +14,10 @@ import (
 	"github.com/dtb-cli/dtb/internal/session"
 )
 
-// SearchResult is what `dtb search` prints.
-type SearchResult struct {
-	Query     string           `json:"query"`
-	Engine    string           `json:"engine"`
-	URL       string           `json:"url"` // the results page, as loaded
-	Title     string           `json:"title"`
-	Hits      []extract.Hit    `json:"hits"`
-	Count     int              `json:"count"`
-	Tab       cdp.TabRef       `json:"tab"`
-	Workspace string           `json:"workspace,omitempty"`
-	Incognito bool             `json:"incognito"`
-	Status    *int             `json:"status,omitempty"`
-	Warnings  []string         `json:"warnings"`
-	Readiness *read.Readiness  `json:"readiness"`
-	Timing    map[string]int64 `json:"timing"`
-}
-
 const defaultEngine = extract.EngineDuckDuckGo
 
 func init() {
-	names := engineNames()
+	names := extract.EngineNames()
 	register(&cli.Command{
 		Name:     "search",
 		Category: catBrowser,
@@ -81,14 +62,14 @@ func searchEngine(c *cli.Context) (name, template, parser string, err error) {
 	if parser != "" {
 		e, ok := extract.EngineByName(parser)
 		if !ok {
-			return "", "", "", output.Usage("--parser: no results-page parser %q (known: %s)", parser, engineNames())
+			return "", "", "", output.Usage("--parser: no results-page parser %q (known: %s)", parser, extract.EngineNames())
 		}
 		parser = e.Name
 	}
 	if !strings.Contains(raw, "%s") {
 		e, ok := extract.EngineByName(raw)
 		if !ok {
-			return "", "", "", output.Usage("--engine: unknown engine %q: use one of %s, or a URL template with %%s for the query", raw, engineNames())
+			return "", "", "", output.Usage("--engine: unknown engine %q: use one of %s, or a URL template with %%s for the query", raw, extract.EngineNames())
 		}
 		if parser == "" {
 			parser = e.Name
@@ -114,14 +95,6 @@ func searchEngine(c *cli.Context) (name, template, parser string, err error) {
 	return name, raw, parser, nil
 }
 
-func engineNames() string {
-	var n []string
-	for _, e := range extract.Engines() {
-		n = append(n, e.Name)
-	}
-	return strings.Join(n, ", ")
-}
-
 func runSearch(c *cli.Context, inv *invocation) (any, error) {
 	query := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
 	if query == "" {
@@ -138,97 +111,27 @@ func runSearch(c *cli.Context, inv *invocation) (any, error) {
 	if n := c.Int("limit"); n < 0 {
 		return nil, output.Usage("--limit must be 0 or more, not %d", n)
 	}
-	resultsURL := extract.Engine{Name: name, Template: template}.URL(query)
-	o := session.OpenOptions{URL: resultsURL, Wait: cdp.WaitNone, Prepare: read.AddTracker}
+	o := read.SearchOptions{Query: query, Engine: name, Parser: parser, Limit: c.Int("limit"), Ready: ready}
+	o.Open = session.OpenOptions{URL: extract.Engine{Name: name, Template: template}.URL(query), Wait: cdp.WaitNone, Prepare: read.AddTracker}
 	switch {
 	case c.Bool("current") || c.String("tab") != "":
-		o.Current, o.Tab, o.Workspace = c.Bool("current"), c.String("tab"), c.String("workspace")
+		o.Open.Current, o.Open.Tab, o.Open.Workspace = c.Bool("current"), c.String("tab"), c.String("workspace")
 		if c.IsSet("incognito") {
 			return nil, output.Usage("--incognito opens a new window; it does not combine with --current or --tab")
 		}
 	default:
-		o.Workspace = "search"
+		o.Open.Workspace = "search"
 		if c.IsSet("workspace") && c.String("workspace") != "" {
-			o.Workspace = c.String("workspace")
+			o.Open.Workspace = c.String("workspace")
 		}
 		inc := c.Bool("incognito")
-		o.Incognito = &inc
+		o.Open.Incognito = &inc
 	}
 	sess, ctx, done, err := browserSession(c, inv)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	res, err := searchIn(ctx, inv, sess, o, ready)
-	if err != nil {
-		return nil, timeoutOr(ctx, err)
-	}
-	res.Query, res.Engine = query, name
-	hits, perr := extract.ParseResults(parser, res.html, res.URL)
-	if perr != nil {
-		return nil, resultsError(perr, res)
-	}
-	if n := c.Int("limit"); n > 0 && len(hits) > n {
-		hits = hits[:n]
-	}
-	res.Hits, res.Count = hits, len(hits)
-	return &res.SearchResult, nil
-}
-
-type searchRun struct {
-	SearchResult
-	html string
-}
-
-func searchIn(ctx context.Context, inv *invocation, sess *session.Session, o session.OpenOptions, ready read.ReadyOptions) (*searchRun, error) {
-	start := time.Now()
-	opened, err := sess.OpenURL(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	p, err := sess.Page(ctx, session.TabSelector{Tab: opened.Tab.ID})
-	if err != nil {
-		return nil, err
-	}
-	defer p.Close()
-	res := &searchRun{SearchResult: SearchResult{
-		Tab: opened.Tab, Workspace: opened.Workspace, Incognito: opened.Incognito, Status: opened.Status,
-		Warnings: []string{}, Timing: map[string]int64{"openMs": time.Since(start).Milliseconds()},
-	}}
-	readyStart := time.Now()
-	rd, err := read.WaitReady(ctx, p, ready)
-	if err != nil {
-		return nil, err
-	}
-	res.Readiness = rd
-	res.Timing["readyMs"] = time.Since(readyStart).Milliseconds()
-	if w := rd.Warning(); w != "" {
-		res.Warnings = append(res.Warnings, w)
-		inv.printer.Warn("not-ready", w, nil)
-	}
-	snap, err := read.Take(ctx, p, read.SnapOptions{KeepStyle: true, KeepAriaHidden: true, NoFrames: true})
-	if err != nil {
-		return nil, err
-	}
-	res.URL, res.Title, res.html = snap.URL, snap.Title, snap.HTML
-	res.Timing["totalMs"] = time.Since(start).Milliseconds()
-	return res, nil
-}
-
-// resultsError maps a results-page parser failure to unsupported-results-page
-// (exit 1) with what was found.
-func resultsError(err error, res *searchRun) error {
-	e := output.Wrap("unsupported-results-page", err, "").With("url", res.URL).With("title", res.Title).With("tab", res.Tab.ID)
-	var up *extract.UnsupportedPageError
-	switch {
-	case errors.As(err, &up):
-		e.With("engine", up.Engine).With("found", up.Reason)
-	case errors.Is(err, extract.ErrUnknownEngine):
-		e.Message += "; name its parser with --parser (" + engineNames() + ")"
-		e.With("engine", res.Engine)
-	}
-	if res.Status != nil {
-		e.With("status", *res.Status)
-	}
-	return e
+	res, err := read.Search(ctx, sess, o, inv.printer.Warn)
+	return res, timeoutOr(ctx, err)
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/dtb-cli/dtb/internal/browser"
 	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
 	"github.com/dtb-cli/dtb/internal/session"
@@ -21,13 +20,7 @@ func cdpSessionReachable(c *cli.Context) bool {
 	if c.String("cdp") != "" || c.Bool("auto-connect") {
 		return true
 	}
-	sess, err := session.Open(c.Context, session.Config{Session: c.String("session"), NoLaunch: true})
-	if err != nil {
-		return false
-	}
-	defer sess.Close()
-	b := sess.State().Browser
-	return b != nil && (b.Attached || browser.ProcessAlive(b.PID))
+	return session.BrowserRunning(c.Context, c.String("session"))
 }
 
 // cdpToolbar is the toolbar transport over CDP on the selected tab.

@@ -4,6 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/page"
 )
 
 // The frame machinery interaction and reading share: a session's frame tree,
@@ -43,21 +47,15 @@ func (p *Page) FrameTree(ctx context.Context) (*FrameTree, error) {
 // page's session, apart from the page's own scripts (Page.createIsolatedWorld),
 // and returns its execution context id.
 func (p *Page) IsolatedWorld(ctx context.Context, frameID, name string) (int64, error) {
-	var w struct {
-		ExecutionContextID int64 `json:"executionContextId"`
-	}
-	err := p.Call(ctx, "Page.createIsolatedWorld", map[string]any{"frameId": frameID, "worldName": name}, &w)
-	return w.ExecutionContextID, err
+	w, err := proto.Call(ctx, p, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: proto.FrameID(frameID), WorldName: name})
+	return int64(w.ExecutionContextID), err
 }
 
 // FrameOwner is the backend node id of the element (iframe, frame) that shows
 // frame frameID in the page's session; 0 when the browser names none.
 func (p *Page) FrameOwner(ctx context.Context, frameID string) (int64, error) {
-	var owner struct {
-		BackendNodeID int64 `json:"backendNodeId"`
-	}
-	err := p.Call(ctx, "DOM.getFrameOwner", map[string]any{"frameId": frameID}, &owner)
-	return owner.BackendNodeID, err
+	owner, err := proto.Call(ctx, p, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: proto.FrameID(frameID)})
+	return int64(owner.BackendNodeID), err
 }
 
 // OOPIF is an out-of-process iframe that auto-attach attached: a frame that

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"time"
 
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+
 	"github.com/dtb-cli/dtb/internal/output"
 )
 
@@ -41,14 +44,6 @@ type HistoryResult struct {
 	Timing           Timing `json:"timing"`
 }
 
-type navHistory struct {
-	CurrentIndex int `json:"currentIndex"`
-	Entries      []struct {
-		ID  int    `json:"id"`
-		URL string `json:"url"`
-	} `json:"entries"`
-}
-
 // GoHistory moves the tab delta entries through its session history (-1 back,
 // +1 forward) and waits as Navigate does. No entry there is no-history-entry.
 func (p *Page) GoHistory(ctx context.Context, delta int, wait WaitMode) (*HistoryResult, error) {
@@ -56,11 +51,11 @@ func (p *Page) GoHistory(ctx context.Context, delta int, wait WaitMode) (*Histor
 	if delta < 0 {
 		action = "back"
 	}
-	var h navHistory
-	if err := p.Call(ctx, "Page.getNavigationHistory", nil, &h); err != nil {
+	h, err := proto.Call(ctx, p, page.GetNavigationHistory, proto.Empty{})
+	if err != nil {
 		return nil, wrapCDP(ctx, err, "reading the tab's history")
 	}
-	to := h.CurrentIndex + delta
+	to := int(h.CurrentIndex) + delta
 	if to < 0 || to >= len(h.Entries) {
 		where := "before"
 		if delta > 0 {
@@ -70,7 +65,8 @@ func (p *Page) GoHistory(ctx context.Context, delta int, wait WaitMode) (*Histor
 			With("tab", p.ID).With("index", h.CurrentIndex).With("entries", len(h.Entries))
 	}
 	return p.historyNav(ctx, action, h.Entries[h.CurrentIndex].URL, wait, func() error {
-		return p.Call(ctx, "Page.navigateToHistoryEntry", map[string]any{"entryId": h.Entries[to].ID}, nil)
+		_, err := proto.Call(ctx, p, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: h.Entries[to].ID})
+		return err
 	})
 }
 
@@ -81,7 +77,8 @@ func (p *Page) Reload(ctx context.Context, hard bool, wait WaitMode) (*HistoryRe
 		json.Unmarshal(raw, &from)
 	}
 	return p.historyNav(ctx, "reload", from, wait, func() error {
-		return p.Call(ctx, "Page.reload", map[string]any{"ignoreCache": hard}, nil)
+		_, err := proto.Call(ctx, p, page.Reload, page.ReloadParams{IgnoreCache: &hard})
+		return err
 	})
 }
 
@@ -92,12 +89,12 @@ func (p *Page) historyNav(ctx context.Context, action, from string, wait WaitMod
 	start := time.Now()
 	events, stop := p.Events("*")
 	defer stop()
-	if err := p.Call(ctx, "Page.enable", nil, nil); err != nil {
+	if _, err := proto.Call(ctx, p, page.Enable, page.EnableParams{}); err != nil {
 		return nil, wrapCDP(ctx, err, "preparing the navigation")
 	}
-	loadEvent := "Page.loadEventFired"
+	loadEvent := page.LoadEventFired.Method
 	if wait == WaitDOMContentLoaded {
-		loadEvent = "Page.domContentEventFired"
+		loadEvent = page.DomContentEventFired.Method
 	}
 	if err := goFn(); err != nil {
 		var pe *ProtocolError
@@ -117,7 +114,7 @@ wait:
 				return nil, output.Errorf("torn-down", "the tab closed during %s", action).With("tab", p.ID)
 			}
 			switch ev.Method {
-			case "Page.frameNavigated":
+			case page.FrameNavigated.Method:
 				var e struct {
 					Frame struct {
 						ID       string `json:"id"`
@@ -133,7 +130,7 @@ wait:
 						break wait
 					}
 				}
-			case "Page.navigatedWithinDocument":
+			case page.NavigatedWithinDocument.Method:
 				var e struct {
 					FrameID string `json:"frameId"`
 				}
@@ -164,10 +161,9 @@ wait:
 	if strings.HasPrefix(res.URL, "chrome-error://") {
 		return nil, output.Errorf("navigation-failed", "%s failed: the browser shows its error page", action).With("tab", p.ID).With("from", from)
 	}
-	var h navHistory
-	if err := p.Call(ctx, "Page.getNavigationHistory", nil, &h); err == nil {
+	if h, err := proto.Call(ctx, p, page.GetNavigationHistory, proto.Empty{}); err == nil {
 		res.CanGoBack = h.CurrentIndex > 0
-		res.CanGoForward = h.CurrentIndex < len(h.Entries)-1
+		res.CanGoForward = int(h.CurrentIndex) < len(h.Entries)-1
 	}
 	res.Timing = Timing{NavigateMs: started.Sub(start).Milliseconds(), WaitMs: waited.Sub(started).Milliseconds(), TotalMs: time.Since(start).Milliseconds()}
 	return res, nil

@@ -66,6 +66,16 @@ var engines = []Engine{
 // JavaScript, no consent wall), is the default.
 func Engines() []Engine { return slices.Clone(engines) }
 
+// EngineNames lists the built-in engines' names, comma-separated, for help
+// texts and errors.
+func EngineNames() string {
+	n := make([]string, len(engines))
+	for i, e := range engines {
+		n[i] = e.Name
+	}
+	return strings.Join(n, ", ")
+}
+
 // EngineByName returns the built-in engine called name (case-insensitive; "ddg"
 // is DuckDuckGo).
 func EngineByName(name string) (Engine, bool) {

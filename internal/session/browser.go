@@ -352,3 +352,16 @@ func (s *Session) LaunchBrowser(ctx context.Context) (*browser.BrowserInfo, bool
 	b, err := s.Browser(ctx)
 	return b, false, err
 }
+
+// BrowserRunning reports, without launching or dialling anything, whether
+// session name has a browser that is still running: an attached one, or its
+// own browser's process alive.
+func BrowserRunning(ctx context.Context, name string) bool {
+	sess, err := Open(ctx, Config{Session: name, NoLaunch: true})
+	if err != nil {
+		return false
+	}
+	defer sess.Close()
+	b := sess.State().Browser
+	return b != nil && (b.Attached || browser.ProcessAlive(b.PID))
+}

@@ -210,3 +210,41 @@ func (g *DialogGuard) Finish(ctx context.Context, res any, err error) (any, erro
 	}
 	return res, nil
 }
+
+// OpenGuarded is OpenURL under the dialog guard of the tab, answer being the
+// command's --dialog: a page that opens a dialog while it loads ends the wait
+// at once (the navigation happened) and the dialog is reported, or answered
+// by the policy.
+func (s *Session) OpenGuarded(ctx context.Context, o OpenOptions, answer string) (any, error) {
+	var g *DialogGuard
+	dctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	prepare := o.Prepare
+	o.Prepare = func(pctx context.Context, p *cdp.Page) error {
+		var err error
+		if g, err = s.GuardDialogs(ctx, p, answer, "", ""); err != nil {
+			return err
+		}
+		go func() {
+			select {
+			case <-g.Watch.Opened():
+				cancel()
+			case <-dctx.Done():
+			}
+		}()
+		if prepare != nil {
+			return prepare(pctx, p)
+		}
+		return nil
+	}
+	res, err := s.OpenURL(dctx, o)
+	if g == nil {
+		return res, err
+	}
+	if err != nil && g.Watch.Open() != nil {
+		// The navigation committed: its page opened the dialog while loading.
+		res = &OpenResult{Tab: cdp.TabRef{ID: g.Page.ID, Alias: g.Page.Alias}, URL: g.Watch.Open().URL, NewTab: !o.Current && o.Tab == ""}
+		err = nil
+	}
+	return g.Finish(ctx, res, err)
+}

@@ -23,6 +23,30 @@ type Transport interface {
 	Run(ctx context.Context, id string, input json.RawMessage) (json.RawMessage, error)
 }
 
+// RunChecked runs command id with input in through t; with check, the input
+// is first checked against the command's declared fields (Check).
+func RunChecked(ctx context.Context, t Transport, id string, in Input, check bool) (json.RawMessage, error) {
+	body := in.Value
+	if check {
+		doc, err := t.Commands(ctx)
+		if err != nil {
+			return nil, err
+		}
+		list, err := CommandList(doc)
+		if err != nil {
+			return nil, err
+		}
+		cmd, err := FindCommand(list, id)
+		if err != nil {
+			return nil, err
+		}
+		if body, err = Check(cmd, in); err != nil {
+			return nil, err
+		}
+	}
+	return t.Run(ctx, id, body)
+}
+
 // Connection is the part of the state's connection object dtb acts on.
 type Connection struct {
 	Connected  bool    `json:"connected"`
