@@ -172,6 +172,8 @@ var reasonMeaning = map[string]string{
 	"dialog-open":         "the page shows a JavaScript dialog (alert, confirm, prompt, beforeunload) that blocks it; `dialog` gives its type and message; answer them with --dialog accept (or dismiss), or arm an answer first with dtb dialog accept (or dismiss)",
 	"dialog-stale":        "the dialog opened during an earlier command and the browser lets no later connection answer it: reload or close the tab",
 	"page-unresponsive":   "the tab's main thread does not answer (a long-running script, or a dialog no dtb command saw open)",
+	"navigation-pending":  "the tab waited for a navigation whose server never answered (the browser holds its commands meanwhile); dtb stopped that load and the tab answers again (`stopped: true`)",
+	"page-navigating":     "the page kept navigating while it was captured (`navigations`): it never holds still long enough for a screenshot",
 	"no-history-entry":    "the tab has no history entry to go back or forward to",
 	"no-such-key":         "the storage area has no such key",
 	"no-such-cookie":      "no cookie of that name for the URL",

@@ -141,7 +141,7 @@ func timeoutOr(ctx context.Context, err error) error {
 		return nil
 	}
 	if ctx.Err() == context.DeadlineExceeded {
-		if e, ok := err.(*output.Error); ok && (e.Reason == "timeout" || e.Reason == "page-unresponsive") {
+		if e, ok := err.(*output.Error); ok && (e.Reason == "timeout" || e.Reason == "page-unresponsive" || e.Reason == "navigation-pending") {
 			return e
 		}
 		return output.Wrap("timeout", err, "the command's --timeout passed")

@@ -231,6 +231,12 @@ func (p *Page) Responsive(ctx context.Context, wait time.Duration) bool {
 	return err == nil || cctx.Err() == nil
 }
 
+// NavigationPending is the error of a command whose tab was held by a
+// navigation whose server never answered; dtb stopped that load.
+func NavigationPending(p *Page, cause error) *output.Error {
+	return output.Errorf("navigation-pending", "the tab %s did not answer (%v): it was waiting for a navigation whose server never answered; dtb stopped that load, and the tab answers again", TabName(p.ID, p.Alias), cause).With("tab", p.ID).With("stopped", true)
+}
+
 // PageUnresponsive is the error of a command whose tab stopped answering.
 func PageUnresponsive(p *Page, cause error) *output.Error {
 	return output.Errorf("page-unresponsive", "the tab %s does not answer (%v): its main thread is blocked by a long-running script, or by a dialog that opened while no dtb command watched the tab", TabName(p.ID, p.Alias), cause).With("tab", p.ID)

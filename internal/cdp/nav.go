@@ -117,6 +117,14 @@ func (p *Page) Navigate(ctx context.Context, rawURL string, wait WaitMode) (*Nav
 		if asProtocol(err, &pe) {
 			return nil, output.Wrap("navigation-failed", err, "cannot navigate to "+rawURL).With("url", rawURL)
 		}
+		if ctx.Err() != nil {
+			// The server never answered: the navigation is still pending,
+			// and the browser holds every later command to the tab until it
+			// commits. Stopped, the tab stays on its page and answers again.
+			p.StopLoading(ctx)
+			return nil, output.Wrap("timeout", ctx.Err(), "the server of "+rawURL+" did not answer within --timeout; dtb stopped the load (the tab stays on its previous page)").
+				With("url", rawURL).With("stopped", true)
+		}
 		return nil, wrapCDP(ctx, err, "navigating")
 	}
 	committed := time.Now()
@@ -214,4 +222,19 @@ func wrapCDP(ctx context.Context, err error, what string) error {
 		return output.Wrap("timeout", ctx.Err(), what)
 	}
 	return output.Wrap("cdp-error", err, what)
+}
+
+// StopLoading stops the tab's pending navigation and loads, as a browser's
+// stop button (not waited for: sent even when ctx has ended).
+func (p *Page) StopLoading(ctx context.Context) {
+	p.Post(context.WithoutCancel(ctx), "Page.stopLoading", nil)
+}
+
+// UnstuckByStop reports whether a tab that does not answer was held by a
+// pending navigation: once its load is stopped, it answers within wait.
+// The browser holds a tab's commands while a navigation it started waits for
+// a server that never answers; a busy script or a dialog is not helped.
+func (p *Page) UnstuckByStop(ctx context.Context, wait time.Duration) bool {
+	p.StopLoading(ctx)
+	return p.Responsive(context.WithoutCancel(ctx), wait)
 }

@@ -3,12 +3,15 @@ package cdp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"image"
 	_ "image/jpeg" // DecodeConfig of captures
 	_ "image/png"
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dtb-cli/dtb/internal/output"
 )
@@ -140,8 +143,8 @@ func (p *Page) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot
 	var res struct {
 		Data []byte `json:"data"`
 	}
-	if err := p.Call(ctx, "Page.captureScreenshot", params, &res); err != nil {
-		if o.Full && ctx.Err() == nil {
+	if err := p.capture(ctx, params, &res); err != nil {
+		if o.Full && ctx.Err() == nil && !isReason(err, "page-navigating") {
 			return nil, output.Wrap("full-page-screenshot-unavailable", err, "the browser refused a full-page capture")
 		}
 		return nil, wrapCDP(ctx, err, "capturing the screenshot")
@@ -164,7 +167,7 @@ func (p *Page) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot
 			vp := lm.CSSVisualViewport
 			scale := float64(maxSide) / float64(max(cfg.Width, cfg.Height))
 			params["clip"] = map[string]any{"x": vp.PageX, "y": vp.PageY, "width": vp.ClientWidth, "height": vp.ClientHeight, "scale": scale}
-			if err := p.Call(ctx, "Page.captureScreenshot", params, &res); err == nil {
+			if err := p.capture(ctx, params, &res); err == nil {
 				if c2, _, err := image.DecodeConfig(bytes.NewReader(res.Data)); err == nil {
 					cfg = c2
 					shot.Scaled, shot.Scale = true, scale
@@ -182,4 +185,78 @@ func abs(x int) int {
 		return -x
 	}
 	return x
+}
+
+// captureRetries is how many navigations a capture outlives before it
+// gives up: a page that never stops navigating is said so, fast.
+const captureRetries = 10
+
+// capture runs Page.captureScreenshot, again when a navigation of the tab
+// replaces the document under it: the browser then answers "Not attached to
+// an active page", or never. A capture that has not answered some time after
+// a navigation committed is abandoned and taken again of the new document.
+func (p *Page) capture(ctx context.Context, params map[string]any, res any) error {
+	navs, stop := p.Events("Page.frameNavigated")
+	defer stop()
+	p.Post(ctx, "Page.enable", nil)
+	for attempt := 0; ; attempt++ {
+		actx, cancel := context.WithCancel(ctx)
+		errc := make(chan error, 1)
+		go func() { errc <- p.Call(actx, "Page.captureScreenshot", params, res) }()
+		var err error
+		var grace <-chan time.Time
+	wait:
+		for {
+			select {
+			case err = <-errc:
+				break wait
+			case ev, ok := <-navs:
+				if ok && grace == nil && topFrameEvent(ev) {
+					grace = time.After(captureGrace)
+				}
+			case <-grace:
+				cancel()
+				err = <-errc
+				err = errRecapture
+				break wait
+			}
+		}
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil || (err != errRecapture && !detachedCapture(err)) {
+			return err
+		}
+		if attempt+1 >= captureRetries {
+			return output.Errorf("page-navigating", "the page navigated %d times while it was captured; it never holds still long enough for a screenshot", attempt+1).With("navigations", attempt+1)
+		}
+	}
+}
+
+// captureGrace is how long a capture may still answer once a navigation has
+// replaced its document.
+const captureGrace = 250 * time.Millisecond
+
+var errRecapture = errors.New("the document changed during the capture")
+
+// detachedCapture: the capture's document went away under it.
+func detachedCapture(err error) bool {
+	var pe *ProtocolError
+	return asProtocol(err, &pe) && (strings.Contains(pe.Message, "Not attached to an active page") || strings.Contains(pe.Message, "Inspected target navigated"))
+}
+
+// topFrameEvent: a Page.frameNavigated of the tab's main frame.
+func topFrameEvent(ev Event) bool {
+	var e struct {
+		Frame struct {
+			ParentID string `json:"parentId"`
+		} `json:"frame"`
+	}
+	return json.Unmarshal(ev.Params, &e) == nil && e.Frame.ParentID == ""
+}
+
+func isReason(err error, reason string) bool {
+	oe, ok := err.(*output.Error)
+	return ok && oe.Reason == reason
 }

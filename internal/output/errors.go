@@ -78,9 +78,11 @@ var reasonExit = map[string]int{
 	"no-such-instance":  ExitNotFound,
 	"no-such-reporter":  ExitNotFound,
 	// 4: timeout
-	"timeout":           ExitTimeout,
-	"page-busy":         ExitTimeout,
-	"page-unresponsive": ExitTimeout,
+	"timeout":            ExitTimeout,
+	"page-busy":          ExitTimeout,
+	"page-unresponsive":  ExitTimeout,
+	"navigation-pending": ExitTimeout,
+	"page-navigating":    ExitFailed,
 	// 5: not connected
 	"no-page-connected":    ExitNotConnect,
 	"relay-unreachable":    ExitNotConnect,

@@ -201,6 +201,9 @@ func (g *DialogGuard) Finish(ctx context.Context, res any, err error) (any, erro
 			return nil, err
 		}
 		if ctx.Err() == context.DeadlineExceeded && !g.Page.Responsive(context.WithoutCancel(ctx), DialogProbeWait) {
+			if open == nil && g.Page.UnstuckByStop(ctx, DialogProbeWait) {
+				return nil, cdp.NavigationPending(g.Page, err)
+			}
 			return nil, cdp.PageUnresponsive(g.Page, err)
 		}
 		return nil, err
