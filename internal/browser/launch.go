@@ -82,6 +82,10 @@ type LaunchOptions struct {
 	LogPath     string        // browser stdout/stderr; empty for none
 	Timeout     time.Duration // how long to wait for DevToolsActivePort
 	Session     string        // for the temporary profile's name
+	// RecordPath is where the launch is recorded before the browser starts
+	// (see launchrecord.go); the caller removes it once the session file
+	// holds the browser. Empty: no record.
+	RecordPath string
 }
 
 // Launch starts a browser detached from dtb (own session and process group,
@@ -91,12 +95,19 @@ type LaunchOptions struct {
 func Launch(ctx context.Context, o LaunchOptions) (*BrowserInfo, error) {
 	profile := o.UserDataDir
 	temp := false
+	record := func(b *BrowserInfo) {
+		if o.RecordPath != "" {
+			writeLaunchRecord(o.RecordPath, b)
+		}
+	}
 	if profile == "" {
-		d, err := os.MkdirTemp("", "dtb-profile-"+o.Session+"-")
-		if err != nil {
+		// Recorded before it exists, so nothing of the launch is unrecorded.
+		profile, temp = newProfilePath(o.Session), true
+		record(&BrowserInfo{Source: "launched", Binary: o.Binary, ProfileDir: profile, TempProfile: true})
+		if err := os.Mkdir(profile, 0o700); err != nil {
+			os.Remove(o.RecordPath)
 			return nil, output.Wrap("launch-failed", err, "cannot create a browser profile")
 		}
-		profile, temp = d, true
 	} else {
 		abs, err := filepath.Abs(profile)
 		if err != nil {
@@ -131,8 +142,12 @@ func Launch(ctx context.Context, o LaunchOptions) (*BrowserInfo, error) {
 			cmd.Stdout, cmd.Stderr = f, f
 		}
 	}
+	record(&BrowserInfo{Source: "launched", Binary: o.Binary, ProfileDir: profile, TempProfile: temp})
 	detach(cmd)
 	if err := cmd.Start(); err != nil {
+		if o.RecordPath != "" {
+			os.Remove(o.RecordPath)
+		}
 		if logf != nil {
 			logf.Close()
 		}
@@ -147,11 +162,18 @@ func Launch(ctx context.Context, o LaunchOptions) (*BrowserInfo, error) {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }() // reaps the browser if it dies while dtb runs
 	pid := cmd.Process.Pid
-	fail := func(err error, msg string) (*BrowserInfo, error) {
+	record(&BrowserInfo{Source: "launched", Binary: o.Binary, PID: pid, Group: pid, ProfileDir: profile, TempProfile: temp})
+	cleanup := func() {
 		KillGroup(pid, syscall.SIGKILL)
 		if temp {
 			RemoveProfile(profile)
 		}
+		if o.RecordPath != "" {
+			os.Remove(o.RecordPath)
+		}
+	}
+	fail := func(err error, msg string) (*BrowserInfo, error) {
+		cleanup()
 		e := output.Wrap("launch-failed", err, msg).With("binary", o.Binary)
 		if tail := logTail(o.LogPath); tail != "" {
 			e.With("log", tail)
@@ -174,10 +196,7 @@ func Launch(ctx context.Context, o LaunchOptions) (*BrowserInfo, error) {
 			if err == nil {
 				err = errors.New("exited")
 			}
-			KillGroup(pid, syscall.SIGKILL)
-			if temp {
-				RemoveProfile(profile)
-			}
+			cleanup()
 			e := output.Wrap("launch-failed", err, "the browser exited at start").With("binary", o.Binary)
 			if tail := logTail(o.LogPath); tail != "" {
 				e.With("log", tail)

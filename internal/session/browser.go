@@ -61,6 +61,7 @@ func (s *Session) Browser(ctx context.Context) (*browser.BrowserInfo, error) {
 	}
 	var out *browser.BrowserInfo
 	err = s.Update(ctx, func(st *State) (err error) {
+		s.reapLaunch(st)
 		switch {
 		case target != nil:
 			out, err = target, s.adopt(ctx, st, target)
@@ -73,6 +74,11 @@ func (s *Session) Browser(ctx context.Context) (*browser.BrowserInfo, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	// The session file holds the browser now: its launch record goes (only
+	// its own: a later launch may have recorded another meanwhile).
+	if rec := browser.ReadLaunchRecord(s.launchRecord()); rec != nil && out != nil && rec.ProfileDir == out.ProfileDir {
+		os.Remove(s.launchRecord())
 	}
 	s.checked = true
 	return out, nil
@@ -188,6 +194,28 @@ func (s *Session) ownFirstTabs(ctx context.Context, st *State, info *browser.Bro
 	}
 }
 
+// launchRecord is where a launch of the session is recorded while it runs.
+func (s *Session) launchRecord() string {
+	return filepath.Join(filepath.Dir(s.st.path), s.cfg.Session+".launch.json")
+}
+
+// reapLaunch, under the session's lock, ends the browser a killed launch of
+// the session left (its record outlived it), unless the session file holds
+// that very browser (dtb was killed after recording it).
+func (s *Session) reapLaunch(st *State) {
+	path := s.launchRecord()
+	left := browser.ReadLaunchRecord(path)
+	if left == nil {
+		return
+	}
+	if st.Browser != nil && st.Browser.ProfileDir == left.ProfileDir {
+		os.Remove(path)
+		return
+	}
+	browser.ReapLaunch(path)
+	s.warn("orphan-stopped", "stopped the browser an interrupted launch of this session had left", map[string]any{"profileDir": left.ProfileDir})
+}
+
 func (s *Session) launch(ctx context.Context) (*browser.BrowserInfo, error) {
 	bin, tried, err := browser.FindBrowser(s.cfg.Chrome, s.cfg.Headed)
 	if err != nil {
@@ -202,6 +230,7 @@ func (s *Session) launch(ctx context.Context) (*browser.BrowserInfo, error) {
 		LogPath:     filepath.Join(filepath.Dir(s.st.path), s.cfg.Session+".browser.log"),
 		Timeout:     s.cfg.ConnectTimeout,
 		Session:     s.cfg.Session,
+		RecordPath:  s.launchRecord(),
 	})
 	s.tried = append(s.tried, attempt("launch", bin, err))
 	return info, err
@@ -290,6 +319,8 @@ type StopResult struct {
 	ProfileDir     string `json:"profileDir,omitempty"`
 	ProfileRemoved bool   `json:"profileRemoved"`
 	Message        string `json:"message,omitempty"`
+	// Orphan: a browser an interrupted launch had left was stopped.
+	Orphan bool `json:"orphan,omitempty"`
 }
 
 // StopBrowser ends the session's own browser (Browser.close, then signals to its
@@ -298,9 +329,18 @@ type StopResult struct {
 func (s *Session) StopBrowser(ctx context.Context) (*StopResult, error) {
 	res := &StopResult{}
 	err := s.Update(ctx, func(st *State) error {
+		if left := browser.ReadLaunchRecord(s.launchRecord()); left != nil && (st.Browser == nil || st.Browser.ProfileDir != left.ProfileDir) {
+			browser.ReapLaunch(s.launchRecord())
+			res.Stopped, res.Orphan = true, true
+			res.ProfileDir = left.ProfileDir
+			res.Message = "stopped the browser an interrupted launch of this session had left"
+		}
+		os.Remove(s.launchRecord())
 		b := st.Browser
 		if b == nil {
-			res.Message = "the session has no browser"
+			if !res.Orphan {
+				res.Message = "the session has no browser"
+			}
 			return nil
 		}
 		res.PID, res.Binary, res.ProfileDir = b.PID, b.Binary, b.ProfileDir
