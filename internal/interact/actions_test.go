@@ -442,3 +442,26 @@ func clearMark(t *testing.T, p *Page, ctx context.Context, frame string) {
 		t.Fatal(err)
 	}
 }
+
+// A <button> that is itself display: contents, below the fold (and inside a
+// scroller), has only its text's box: it is scrolled to by that box and
+// clicked through its text (issue 23.6).
+func TestDisplayContentsBelowTheFold(t *testing.T) {
+	p, tab, ctx := open(t, "contents-below.html")
+	for _, loc := range []Locator{{Text: "click me", Nth: NoNth}, css("#below"), {Role: "button", Name: "click me", Nth: NoNth}} {
+		eval(t, tab, "scrollTo(0, 0), 1")
+		if _, err := p.Click(ctx, loc, ClickOptions{Settle: quick}); err != nil {
+			t.Fatalf("click %s: %v", loc, err)
+		}
+	}
+	if n := eval(t, tab, "String(window.clicked)"); n != "3" {
+		t.Fatalf("the page counted %s clicks, want 3", n)
+	}
+	eval(t, tab, "scrollTo(0, 0), 1")
+	if _, err := p.Click(ctx, Locator{Role: "button", Name: "inner button", Nth: NoNth}, ClickOptions{Settle: quick}); err != nil {
+		t.Fatalf("click in a scroller: %v", err)
+	}
+	if n := eval(t, tab, "String(window.inner)"); n != "1" {
+		t.Fatalf("the inner button got %s clicks", n)
+	}
+}

@@ -27,8 +27,47 @@ function scrollIntoViewIfNeeded(el) {
   const v = viewportSize(el);
   const inView = r.top >= 0 && r.left >= 0 && r.bottom <= v.h && r.right <= v.w;
   if (inView && r.width > 0 && r.height > 0) return false;
-  scrollTarget(el).scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+  scrollToElement(el, 'center', 'center');
   return true;
+}
+
+// scrollToElement: scrollIntoView on el or, for display: contents, on its
+// first child with a box; when only text has a box (a <button
+// style="display: contents">label</button>), the scrolling ancestors and the
+// window are scrolled to that text's box, since a node without a box of its
+// own cannot be scrolled into view.
+function scrollToElement(el, block, inline) {
+  const t = scrollTarget(el);
+  if (t !== el || !isContents(el)) {
+    t.scrollIntoView({ block: block, inline: inline, behavior: 'instant' });
+    return;
+  }
+  // place: where the scroller's start must go along one axis for mode.
+  const place = function (r, start, size, length, mode) {
+    if (mode === 'start') return r[start];
+    if (mode === 'end') return r[start] + r[size] - length;
+    if (mode === 'nearest') return r[start] < 0 ? r[start] : Math.max(0, r[start] + r[size] - length);
+    return r[start] + r[size] / 2 - length / 2;
+  };
+  for (let a = cparent(el); a; a = cparent(a)) {
+    const d = a.ownerDocument;
+    if (a === d.documentElement || a === d.body) break;
+    const cs = winOf(a).getComputedStyle(a);
+    const sy = a.scrollHeight > a.clientHeight && /(auto|scroll|overlay)/.test(cs.overflowY);
+    const sx = a.scrollWidth > a.clientWidth && /(auto|scroll|overlay)/.test(cs.overflowX);
+    if (!sy && !sx) continue;
+    const r = rectOf(el);
+    if (!r.width && !r.height) return;
+    const ar = a.getBoundingClientRect();
+    // r in the scroller's own coordinates (its padding box's corner at 0, 0)
+    const rr = { top: r.top - ar.top - a.clientTop, left: r.left - ar.left - a.clientLeft, width: r.width, height: r.height };
+    if (sy) a.scrollTop += place(rr, 'top', 'height', a.clientHeight, block);
+    if (sx) a.scrollLeft += place(rr, 'left', 'width', a.clientWidth, inline);
+  }
+  const r = rectOf(el);
+  if (!r.width && !r.height) return;
+  const v = viewportSize(el);
+  winOf(el).scrollBy({ left: place(r, 'left', 'width', v.w, inline), top: place(r, 'top', 'height', v.h, block), behavior: 'instant' });
 }
 
 // visibleCenter: the centre of the part of the element's first box that lies in
@@ -192,7 +231,7 @@ async function pointFor(el, force) {
   if (hit && ccontains(hit, el) && winOf(el).getComputedStyle(el).pointerEvents === 'none') return { error: 'no-pointer-events' };
   const firstHit = hit;
   for (const block of SCROLL_ALTERNATIVES) {
-    scrollTarget(el).scrollIntoView({ block: block, inline: block, behavior: 'instant' });
+    scrollToElement(el, block, block);
     await nextFrame(winOf(el));
     c = visibleCenter(el);
     if (!c) continue;
@@ -575,7 +614,7 @@ function scrollState(sc) {
 function doScroll(el, opts) {
   if (el && opts.dx == null && opts.dy == null && !opts.to) {
     if (!visible(el)) return { error: 'not-visible' };
-    scrollTarget(el).scrollIntoView({ block: opts.block || 'center', inline: 'nearest', behavior: 'instant' });
+    scrollToElement(el, opts.block || 'center', 'nearest');
     const s = scrollState(TOP_DOC.scrollingElement || TOP_DOC.documentElement);
     return { page: s };
   }
