@@ -465,3 +465,22 @@ func TestDisplayContentsBelowTheFold(t *testing.T) {
 		t.Fatalf("the inner button got %s clicks", n)
 	}
 }
+
+// A button in a cross-site frame 10,000 px down the page, clicked right after
+// the page opens: the frame is scrolled to and its content clicked once it
+// can be hit, within the deadline (issue 23.6).
+func TestClickInAFarCrossSiteFrame(t *testing.T) {
+	for i := 0; i < 3; i++ {
+		p, tab, ctx := open(t, "farframe.html?other="+otherURL)
+		if _, err := p.Click(ctx, Locator{Role: "button", Name: "Far button", Nth: NoNth}, ClickOptions{Settle: quick}); err != nil {
+			t.Fatalf("try %d: click in the far frame: %v", i, err)
+		}
+		deadline := time.Now().Add(3 * time.Second)
+		for eval(t, tab, "String(window.clicked)") != "1" {
+			if time.Now().After(deadline) {
+				t.Fatalf("try %d: the frame's button was not clicked (the page counted %s)", i, eval(t, tab, "String(window.clicked)"))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}

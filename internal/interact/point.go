@@ -132,7 +132,13 @@ func (p *Page) hitAtTop(ctx context.Context, f *frame, targetObj string, pts []p
 		}, &hit)
 		if err != nil {
 			if isProtocol(err) {
-				return &blockedErr{err: output.Errorf("not-visible", "%s is not visible in the viewport (nothing at its point %d,%d)", describeEl(el), round(pts[len(pts)-1].x), round(pts[len(pts)-1].y)).With("element", el)}
+				be := &blockedErr{err: output.Errorf("not-visible", "%s is not visible in the viewport (nothing at its point %d,%d)", describeEl(el), round(pts[len(pts)-1].x), round(pts[len(pts)-1].y)).With("element", el)}
+				if pt.root.parent != nil {
+					// An out-of-process frame just scrolled into view can
+					// take a while to be hit-testable: wait for it.
+					be.patience = untilDeadline
+				}
+				return be
 			}
 			return wrapCDP(ctx, err)
 		}
