@@ -172,7 +172,13 @@ func ResolveCDP(ctx context.Context, raw string, header http.Header) (*BrowserIn
 	case "ws":
 		host := hostForChrome(ctx, u.Host)
 		base := "http://" + host
-		if v, err := FetchVersion(ctx, base, header); err == nil {
+		v, err := FetchVersion(ctx, base, header)
+		if err != nil && ctx.Err() != nil {
+			// The host accepts and never answers: dialling its websocket
+			// would wait a second --connect-timeout for nothing.
+			return nil, output.Wrap("no-browser", err, "nothing answers at "+raw+" within --connect-timeout").With("endpoint", raw)
+		}
+		if err == nil {
 			info.Endpoint = base
 			info.Version = v.Browser
 			if strings.Contains(u.Path, "/devtools/") {
