@@ -103,3 +103,44 @@ func TestMCPResilience(t *testing.T) {
 		t.Fatal("dtb mcp did not exit after SIGTERM mid-call")
 	}
 }
+
+// A client that writes its requests and closes stdin at once (a shell pipe)
+// still gets every answer before the server exits.
+func TestMCPAnswersBeforeEOF(t *testing.T) {
+	cmd := exec.Command(cli.Bin, "mcp")
+	cmd.Env = cli.Environ()
+	cmd.Stdin = strings.NewReader(strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"ping"}`,
+	}, "\n") + "\n")
+	done := make(chan struct{})
+	var out []byte
+	var err error
+	go func() { out, err = cmd.Output(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatal("the server did not exit after stdin closed")
+	}
+	if err != nil {
+		t.Fatalf("dtb mcp: %v", err)
+	}
+	ids := map[float64]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) == nil {
+			if id, ok := m["id"].(float64); ok && m["result"] != nil {
+				ids[id] = true
+			}
+		}
+	}
+	for _, id := range []float64{1, 2, 3} {
+		if !ids[id] {
+			t.Fatalf("no answer to request %v before the server exited:\n%s", id, out)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -115,6 +116,13 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			c.answer(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("the message is over %d bytes", maxLine))
 			continue
 		}
+		if lr.err == io.EOF {
+			// The client closed its input: the calls it already sent are
+			// still answered (a script that pipes its requests in and
+			// closes stdin gets every answer) before the session ends.
+			c.drain(ctx)
+			return nil, io.EOF
+		}
 		if lr.err != nil {
 			return nil, lr.err
 		}
@@ -129,6 +137,26 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			c.track(req)
 		}
 		return msg, nil
+	}
+}
+
+// drain waits until every call read has been answered, the connection
+// closes or ctx ends.
+func (c *lineConn) drain(ctx context.Context) {
+	for {
+		c.mu.Lock()
+		n := len(c.inflight)
+		c.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.closed:
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 }
 
