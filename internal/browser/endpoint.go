@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -38,9 +39,75 @@ type versionDoc struct {
 
 var httpClient = &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
 
+// StatusError is an HTTP answer of a discovery endpoint that is not 200.
+type StatusError struct {
+	Method, URL string
+	Status      int
+	Body        string
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("%s %s: HTTP %d: %s", e.Method, e.URL, e.Status, e.Body)
+}
+
+// Refused reports whether err is the endpoint refusing the credentials
+// (HTTP 401 or 403, from discovery or a websocket handshake): the status, or 0.
+func Refused(err error) int {
+	var se *StatusError
+	if errors.As(err, &se) && (se.Status == http.StatusUnauthorized || se.Status == http.StatusForbidden) {
+		return se.Status
+	}
+	var he *cdp.HandshakeError
+	if errors.As(err, &he) && (he.Status == http.StatusUnauthorized || he.Status == http.StatusForbidden) {
+		return he.Status
+	}
+	return 0
+}
+
+// Unauthorized is the error of an endpoint that refused the credentials.
+func Unauthorized(err error, endpoint string) error {
+	st := Refused(err)
+	return output.Wrap("unauthorized", err, fmt.Sprintf("the browser service at %s refused the credentials (HTTP %d); check --cdp-header or the token in --cdp", Redact(endpoint), st)).
+		With("endpoint", Redact(endpoint)).With("status", st)
+}
+
+// Redact hides the values of a URL's query (a service's token) for messages.
+func Redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.RawQuery == "" {
+		return raw
+	}
+	q := u.Query()
+	for k := range q {
+		q.Set(k, "…")
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// WithQuery adds query (a service's token, as in ?token=…) to raw unless
+// raw already has a query: every request to a service that takes its token
+// in the URL carries it.
+func WithQuery(raw, query string) string {
+	if query == "" || strings.Contains(raw, "?") {
+		return raw
+	}
+	return raw + "?" + query
+}
+
 // HTTPJSON sends method to base+path and decodes the JSON answer into out.
+// A query on base (a service's ?token=…) goes with every request.
 func HTTPJSON(ctx context.Context, method, base, path string, header http.Header, out any) error {
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(base, "/")+path, nil)
+	base, query, _ := strings.Cut(base, "?")
+	target := strings.TrimRight(base, "/") + path
+	if query != "" {
+		sep := "?"
+		if strings.Contains(path, "?") {
+			sep = "&"
+		}
+		target += sep + query
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, nil)
 	if err != nil {
 		return err
 	}
@@ -59,7 +126,7 @@ func HTTPJSON(ctx context.Context, method, base, path string, header http.Header
 		return err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s %s: HTTP %d: %s", method, path, resp.StatusCode, strings.TrimSpace(string(body)))
+		return &StatusError{Method: method, URL: Redact(target), Status: resp.StatusCode, Body: strings.TrimSpace(string(body))}
 	}
 	if out == nil {
 		return nil
@@ -84,9 +151,9 @@ func FetchVersion(ctx context.Context, base string, header http.Header) (*versio
 
 // ListPagesHTTP lists the page targets through /json/list (other types, such as
 // browser_ui, service_worker or iframe, are dropped).
-func ListPagesHTTP(ctx context.Context, base string) ([]TargetInfo, error) {
+func ListPagesHTTP(ctx context.Context, base string, header http.Header) ([]TargetInfo, error) {
 	var all []TargetInfo
-	if err := HTTPJSON(ctx, http.MethodGet, base, "/json/list", nil, &all); err != nil {
+	if err := HTTPJSON(ctx, http.MethodGet, base, "/json/list", header, &all); err != nil {
 		return nil, err
 	}
 	pages := all[:0]
@@ -151,27 +218,33 @@ func ResolveCDP(ctx context.Context, raw string, header http.Header) (*BrowserIn
 	if err != nil || u.Host == "" {
 		return nil, output.Usage("--cdp: cannot parse %q as a URL or port", raw)
 	}
-	info := &BrowserInfo{Attached: true, Source: "cdp:" + raw}
+	info := &BrowserInfo{Attached: true, Source: "cdp:" + Redact(raw)}
+	// A token in the URL's query is kept on every request: discovery, tab
+	// listing, new and closed tabs, and every websocket.
+	query := u.RawQuery
 	switch u.Scheme {
 	case "http", "https":
 		host := u.Host
 		if u.Scheme == "http" {
 			host = hostForChrome(ctx, u.Host)
 		}
-		base := u.Scheme + "://" + host
+		base := WithQuery(u.Scheme+"://"+host, query)
 		v, err := FetchVersion(ctx, base, header)
 		if err != nil {
-			return nil, output.Wrap("no-browser", err, "no DevTools endpoint at "+raw).With("endpoint", raw)
+			if Refused(err) != 0 {
+				return nil, Unauthorized(err, raw)
+			}
+			return nil, output.Wrap("no-browser", err, "no DevTools endpoint at "+Redact(raw)).With("endpoint", Redact(raw))
 		}
 		info.Endpoint = base
-		info.WebSocket = rewriteWSHost(v.WebSocket, host)
+		info.WebSocket = WithQuery(rewriteWSHost(v.WebSocket, host), query)
 		if u.Scheme == "https" {
 			info.WebSocket = strings.Replace(info.WebSocket, "ws://", "wss://", 1)
 		}
 		info.Version = v.Browser
 	case "ws":
 		host := hostForChrome(ctx, u.Host)
-		base := "http://" + host
+		base := WithQuery("http://"+host, query)
 		v, err := FetchVersion(ctx, base, header)
 		if err != nil && ctx.Err() != nil {
 			// The host accepts and never answers: dialling its websocket
@@ -185,7 +258,7 @@ func ResolveCDP(ctx context.Context, raw string, header http.Header) (*BrowserIn
 				u.Host = host
 				info.WebSocket = u.String()
 			} else {
-				info.WebSocket = rewriteWSHost(v.WebSocket, host)
+				info.WebSocket = WithQuery(rewriteWSHost(v.WebSocket, host), query)
 			}
 		} else if strings.Contains(u.Path, "/devtools/") {
 			u.Host = host
@@ -368,7 +441,7 @@ func Answers(ctx context.Context, b *BrowserInfo) bool {
 // for its first tab.
 func FirstPages(ctx context.Context, endpoint string) ([]TargetInfo, error) {
 	for i := 0; ; i++ {
-		pages, err := ListPagesHTTP(ctx, endpoint)
+		pages, err := ListPagesHTTP(ctx, endpoint, nil)
 		if err != nil || len(pages) > 0 || i >= 100 {
 			return pages, err
 		}

@@ -82,6 +82,7 @@ var reasonExit = map[string]int{
 	"page-busy":          ExitTimeout,
 	"page-unresponsive":  ExitTimeout,
 	"navigation-pending": ExitTimeout,
+	"unauthorized":       ExitNotConnect,
 	"page-navigating":    ExitFailed,
 	// 5: not connected
 	"no-page-connected":    ExitNotConnect,

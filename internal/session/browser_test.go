@@ -261,7 +261,7 @@ func TestWorkspacesAndIncognito(t *testing.T) {
 	if err != nil || !d.Incognito || d.TookOver {
 		t.Fatalf("join incognito: %+v %v", d, err)
 	}
-	pages, _ := browser.ListPagesHTTP(ctx, shared.Endpoint)
+	pages, _ := browser.ListPagesHTTP(ctx, shared.Endpoint, nil)
 	ctxOf := map[string]string{}
 	for _, pg := range pages {
 		ctxOf[pg.ID] = pg.BrowserContextID

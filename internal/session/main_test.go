@@ -101,7 +101,7 @@ func foreignTab(t *testing.T) string {
 
 func pageExists(t *testing.T, id string) bool {
 	t.Helper()
-	pages, err := browser.ListPagesHTTP(tctx(t), shared.Endpoint)
+	pages, err := browser.ListPagesHTTP(tctx(t), shared.Endpoint, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

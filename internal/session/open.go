@@ -138,7 +138,7 @@ func (r *OpenResult) SetDialog(d *cdp.Dialog) { r.Dialog = d }
 func (s *Session) plainNewTab(ctx context.Context, incognito bool) (*cdp.Page, error) {
 	var t *browser.TargetInfo
 	b := s.fastBrowser()
-	if b != nil && b.Endpoint != "" && !incognito && !s.sizeTabs(b) {
+	if b != nil && newTabByHTTP(b) && !incognito && !s.sizeTabs(b) {
 		// Hot path: the remembered browser's discovery endpoint, no check first;
 		// any failure falls back to the checked path below.
 		var ti browser.TargetInfo

@@ -116,5 +116,9 @@ func (s *Session) warn(reason, msg string, details map[string]any) {
 func (s *Session) dial(ctx context.Context, ws string) (*cdp.Conn, error) {
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout)
 	defer cancel()
-	return cdp.Dial(cctx, ws, s.cfg.Headers)
+	c, err := cdp.Dial(cctx, ws, s.cfg.Headers)
+	if browser.Refused(err) != 0 {
+		return nil, browser.Unauthorized(err, ws)
+	}
+	return c, err
 }

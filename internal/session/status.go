@@ -105,7 +105,7 @@ func (s *Session) Status(ctx context.Context) (*StatusResult, error) {
 		return res, nil
 	}
 	res.Connected = true
-	res.Browser = &BrowserStatus{Attached: b.Attached, Source: b.Source, Endpoint: b.Endpoint, WebSocket: b.WebSocket, Version: b.Version, PID: b.PID, Binary: b.Binary, Headless: b.Headless, ProfileDir: b.ProfileDir}
+	res.Browser = &BrowserStatus{Attached: b.Attached, Source: b.Source, Endpoint: browser.Redact(b.Endpoint), WebSocket: browser.Redact(b.WebSocket), Version: b.Version, PID: b.PID, Binary: b.Binary, Headless: b.Headless, ProfileDir: b.ProfileDir}
 	s.prune(ctx, pages, listed)
 	s.Update(ctx, func(st *State) error {
 		for _, p := range pages {

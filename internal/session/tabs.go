@@ -51,8 +51,11 @@ func (s *Session) ListPages(ctx context.Context) ([]browser.TargetInfo, error) {
 	}
 	if b.Endpoint != "" {
 		cctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout)
-		pages, err := browser.ListPagesHTTP(cctx, b.Endpoint)
+		pages, err := browser.ListPagesHTTP(cctx, b.Endpoint, s.cfg.Headers)
 		cancel()
+		if browser.Refused(err) != 0 {
+			return nil, browser.Unauthorized(err, b.Endpoint)
+		}
 		if err != nil {
 			return nil, output.Wrap("browser-gone", err, "cannot list the browser's tabs").With("endpoint", b.Endpoint)
 		}
@@ -333,7 +336,7 @@ func pageWSURL(endpoint, id string) string {
 	if u.Scheme == "https" {
 		scheme = "wss"
 	}
-	return scheme + "://" + u.Host + "/devtools/page/" + id
+	return browser.WithQuery(scheme+"://"+u.Host+"/devtools/page/"+id, u.RawQuery)
 }
 
 func (s *Session) dialPage(ctx context.Context, b *browser.BrowserInfo, id string) (*cdp.Page, error) {
@@ -396,6 +399,13 @@ type NewTabOptions struct {
 	Width, Height  int    // window size with NewWindow
 }
 
+// newTabByHTTP: a tab can be made with PUT /json/new, whose query is the
+// URL to open, so not on a service that takes its token in the query (the
+// token would become part of the URL): Target.createTarget then.
+func newTabByHTTP(b *browser.BrowserInfo) bool {
+	return b.Endpoint != "" && !strings.Contains(b.Endpoint, "?")
+}
+
 // NewTab creates a tab (it does not record ownership; callers do, in the same
 // Update that makes it current). A plain tab goes through the discovery
 // endpoint's PUT /json/new when there is one, else Target.createTarget.
@@ -417,7 +427,7 @@ func (s *Session) NewTab(ctx context.Context, o NewTabOptions) (*browser.TargetI
 	if o.NewWindow && o.Width == 0 {
 		o.Width, o.Height = windowFor(b, s.viewport())
 	}
-	if b.Endpoint != "" && !o.NewWindow && o.BrowserContext == "" {
+	if newTabByHTTP(b) && !o.NewWindow && o.BrowserContext == "" {
 		var t browser.TargetInfo
 		if err := browser.HTTPJSON(ctx, http.MethodPut, b.Endpoint, "/json/new?"+url.QueryEscape(u), s.cfg.Headers, &t); err == nil && t.ID != "" {
 			return &t, nil

@@ -1,0 +1,115 @@
+package session
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/dtb-cli/dtb/internal/cdp"
+)
+
+// serviceStandIn is a browser service in front of the shared browser: it
+// forwards a request (discovery, tab list, new and closed tabs, websockets)
+// only when it carries the token, in an Authorization header or as ?token=,
+// and answers 401 otherwise, recording what it refused.
+type serviceStandIn struct {
+	*httptest.Server
+	mu      sync.Mutex
+	refused []string
+}
+
+func newServiceStandIn(t *testing.T) *serviceStandIn {
+	t.Helper()
+	target, _ := url.Parse(shared.Endpoint)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	s := &serviceStandIn{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		ok := r.Header.Get("Authorization") == "Bearer s3cret" || q.Get("token") == "s3cret"
+		if !ok {
+			s.mu.Lock()
+			s.refused = append(s.refused, r.Method+" "+r.URL.Path)
+			s.mu.Unlock()
+			http.Error(w, "401 Unauthorized", http.StatusUnauthorized)
+			return
+		}
+		// The browser behind it knows no token.
+		q.Del("token")
+		r.URL.RawQuery = strings.ReplaceAll(q.Encode(), "=&", "&")
+		if strings.HasPrefix(r.URL.Path, "/json/new") {
+			r.URL.RawQuery = strings.TrimSuffix(r.URL.RawQuery, "=")
+		}
+		r.Header.Del("Authorization")
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *serviceStandIn) refusedRequests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.refused...)
+}
+
+// Through a service that demands its token on every request, every step of a
+// session carries it (issue 24.1): with the token in a header or in the
+// URL's query; without it, dtb says unauthorized, not "nothing answers".
+func TestRemoteServiceCredentials(t *testing.T) {
+	needBrowser(t)
+	svc := newServiceStandIn(t)
+	for _, c := range []struct {
+		name    string
+		cdp     string
+		headers http.Header
+	}{
+		{"header", svc.URL, http.Header{"Authorization": {"Bearer s3cret"}}},
+		{"query", svc.URL + "/?token=s3cret", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := Open(tctx(t), Config{StateDir: t.TempDir(), CDP: c.cdp, Headers: c.headers, ConnectTimeout: 5e9})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			ctx := tctx(t)
+			res, err := s.OpenURL(ctx, OpenOptions{URL: fixture("tall.html"), Wait: cdp.WaitLoad})
+			if err != nil {
+				t.Fatalf("open through the service: %v", err)
+			}
+			pages, err := s.ListPages(ctx)
+			if err != nil || len(pages) == 0 {
+				t.Fatalf("list: %v %v", pages, err)
+			}
+			p, err := s.Page(ctx, TabSelector{Tab: res.Tab.ID})
+			if err != nil {
+				t.Fatalf("attach: %v", err)
+			}
+			raw, err := p.Evaluate(ctx, "location.pathname", false)
+			p.Close()
+			if err != nil || string(raw) != `"/tall.html"` {
+				t.Fatalf("eval: %s %v", raw, err)
+			}
+			if _, err := s.CloseTab(ctx, res.Tab.ID); err != nil {
+				t.Fatalf("close: %v", err)
+			}
+			if r := svc.refusedRequests(); len(r) != 0 {
+				t.Fatalf("requests sent without the token: %v", r)
+			}
+		})
+	}
+	t.Run("no credentials", func(t *testing.T) {
+		s, err := Open(tctx(t), Config{StateDir: t.TempDir(), CDP: svc.URL, ConnectTimeout: 5e9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if _, err := s.Browser(tctx(t)); reason(err) != "unauthorized" {
+			t.Fatalf("without the token: %v, want unauthorized", err)
+		}
+	})
+}
