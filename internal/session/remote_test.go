@@ -7,8 +7,10 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
+	"github.com/dtb-cli/dtb/internal/browser"
 	"github.com/dtb-cli/dtb/internal/cdp"
 )
 
@@ -20,6 +22,8 @@ type serviceStandIn struct {
 	*httptest.Server
 	mu      sync.Mutex
 	refused []string
+	// noDiscovery: /json/* answers 404, as on a service with websockets only.
+	noDiscovery atomic.Bool
 }
 
 func newServiceStandIn(t *testing.T) *serviceStandIn {
@@ -35,6 +39,10 @@ func newServiceStandIn(t *testing.T) *serviceStandIn {
 			s.refused = append(s.refused, r.Method+" "+r.URL.Path)
 			s.mu.Unlock()
 			http.Error(w, "401 Unauthorized", http.StatusUnauthorized)
+			return
+		}
+		if s.noDiscovery.Load() && strings.HasPrefix(r.URL.Path, "/json") {
+			http.NotFound(w, r)
 			return
 		}
 		// The browser behind it knows no token.
@@ -102,6 +110,41 @@ func TestRemoteServiceCredentials(t *testing.T) {
 			}
 		})
 	}
+	t.Run("websocket only", func(t *testing.T) {
+		// No HTTP discovery at all: the browser websocket URL is all there is.
+		v, err := browser.FetchVersion(tctx(t), shared.Endpoint, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc.noDiscovery.Store(true)
+		defer svc.noDiscovery.Store(false)
+		ws := "ws://" + strings.TrimPrefix(svc.URL, "http://") + browser.PathOf(v.WebSocket) + "?token=s3cret"
+		s, err := Open(tctx(t), Config{StateDir: t.TempDir(), CDP: ws, ConnectTimeout: 5e9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		ctx := tctx(t)
+		res, err := s.OpenURL(ctx, OpenOptions{URL: fixture("tall.html"), Wait: cdp.WaitLoad})
+		if err != nil {
+			t.Fatalf("open over the browser websocket only: %v", err)
+		}
+		p, err := s.Page(ctx, TabSelector{Tab: res.Tab.ID})
+		if err != nil {
+			t.Fatalf("attach: %v", err)
+		}
+		raw, err := p.Evaluate(ctx, "location.pathname", false)
+		p.Close()
+		if err != nil || string(raw) != `"/tall.html"` {
+			t.Fatalf("eval: %s %v", raw, err)
+		}
+		if _, err := s.CloseTab(ctx, res.Tab.ID); err != nil {
+			t.Fatalf("close: %v", err)
+		}
+		if r := svc.refusedRequests(); len(r) != 0 {
+			t.Fatalf("requests sent without the token: %v", r)
+		}
+	})
 	t.Run("no credentials", func(t *testing.T) {
 		s, err := Open(tctx(t), Config{StateDir: t.TempDir(), CDP: svc.URL, ConnectTimeout: 5e9})
 		if err != nil {
