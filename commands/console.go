@@ -60,6 +60,7 @@ Examples:
 			if o.Since < 0 || o.Wait < 0 {
 				return nil, output.Usage("--since and --watch must not be negative")
 			}
+			o.MaxBytes = inv.printer.MaxBytes()
 			return withPage(c, inv, func(ctx context.Context, _ *session.Session, p *cdp.Page) (any, error) {
 				res, err := pagedata.ReadConsole(ctx, p, o)
 				if err != nil {

@@ -106,6 +106,9 @@ func (c *CLI) Exec(ctx context.Context, env []string, stdin string, args ...stri
 	start := time.Now()
 	err := cmd.Run()
 	r := Result{Args: args, Stdout: out.String(), Stderr: errb.String(), Elapsed: time.Since(start)}
+	if cmd.ProcessState != nil {
+		r.MaxRSS = maxRSS(cmd.ProcessState)
+	}
 	if ee, ok := err.(*exec.ExitError); ok {
 		r.Code = ee.ExitCode()
 	} else if err != nil {
@@ -139,6 +142,7 @@ type Result struct {
 	Code           int // exit code; -1 when dtb could not run
 	Stdout, Stderr string
 	Elapsed        time.Duration
+	MaxRSS         int64 // peak resident memory of the process, bytes (0: unknown)
 }
 
 func (r Result) String() string {

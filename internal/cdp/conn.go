@@ -2,6 +2,7 @@ package cdp
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,7 +15,6 @@ import (
 	"github.com/chromedp/cdproto"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/target"
-	"github.com/chromedp/chromedp/remote"
 )
 
 // ProtocolError is an error answer of the browser to a CDP command.
@@ -50,30 +50,12 @@ type HandshakeError struct {
 func (e *HandshakeError) Error() string { return e.err.Error() }
 func (e *HandshakeError) Unwrap() error { return e.err }
 
-// refusedStatus is the HTTP status in the error chromedp's websocket dialer
-// returns for a handshake answered with another status than 101 (its error
-// value is internal, so its text is all there is), or 0.
-func refusedStatus(err error) int {
-	const marker = `websocket handshake failed: unexpected status "`
-	msg := err.Error()
-	i := strings.Index(msg, marker)
-	if i < 0 || len(msg) < i+len(marker)+3 {
-		return 0
-	}
-	st, err := strconv.Atoi(msg[i+len(marker) : i+len(marker)+3])
-	if err != nil {
-		return 0
-	}
-	return st
-}
-
 // Conn is one CDP websocket connection (to a page or to the browser), with a
 // reader goroutine that routes answers by id and events to subscribers. Commands
 // for flattened target sessions carry a session id (see Conn.Target). The
-// websocket and the message framing are chromedp's (remote.Conn, a
-// chromedp.Transport).
+// websocket is dtb's own (websocket.go).
 type Conn struct {
-	tr      *remote.Conn
+	ws      *wsConn
 	nextID  atomic.Int64
 	mu      sync.Mutex
 	pending map[int64]chan *cdproto.Message
@@ -81,43 +63,45 @@ type Conn struct {
 	done    chan struct{}
 	err     error
 	once    sync.Once
-	// maxMessage, when > 0, bounds the messages used (see LimitMessages).
-	maxMessage atomic.Int64
+	// maxMessage, when > 0, bounds the messages used (see LimitMessages);
+	// droppedEvent is the size of the largest event dropped over it.
+	maxMessage, droppedEvent atomic.Int64
 }
 
 // Dial connects to a CDP websocket URL (ws:// or wss://) with optional handshake
-// headers.
+// headers, verifying a wss:// server against the system's roots.
 func Dial(ctx context.Context, wsURL string, header http.Header) (*Conn, error) {
-	var opts []remote.DialOption
-	if len(header) > 0 {
-		opts = append(opts, remote.WithConnHTTPHeader(header))
-	}
-	tr, err := remote.DialContext(ctx, wsURL, opts...)
+	return DialTLS(ctx, wsURL, header, nil)
+}
+
+// DialTLS is Dial verifying a wss:// server with tlsConf (nil: the system's
+// roots; --cdp-ca adds a private CA).
+func DialTLS(ctx context.Context, wsURL string, header http.Header, tlsConf *tls.Config) (*Conn, error) {
+	ws, err := dialWS(ctx, wsURL, header, tlsConf)
 	if err != nil {
-		if st := refusedStatus(err); st != 0 {
-			return nil, &HandshakeError{Status: st, err: err}
-		}
 		return nil, err
 	}
-	c := &Conn{tr: tr, pending: map[int64]chan *cdproto.Message{}, subs: map[string][]*subscription{}, done: make(chan struct{})}
+	c := &Conn{ws: ws, pending: map[int64]chan *cdproto.Message{}, subs: map[string][]*subscription{}, done: make(chan struct{})}
 	go c.readLoop()
 	return c, nil
 }
 
 func (c *Conn) readLoop() {
-	ctx := context.Background()
 	for {
-		msg := new(cdproto.Message)
-		if err := c.tr.Read(ctx, msg); err != nil {
-			if errors.Is(err, remote.ErrInvalidMessage) {
-				continue // a binary frame: not CDP, skip it
-			}
+		data, size, err := c.ws.readMessage(c.maxMessage.Load())
+		switch {
+		case err == errNotText:
+			continue // a binary frame: not CDP, skip it
+		case err == errTooBig:
+			c.tooLarge(leadingID(data), size)
+			continue
+		case err != nil:
 			c.shutdown(err)
 			return
 		}
-		if max := c.maxMessage.Load(); max > 0 && int64(len(msg.Result)+len(msg.Params)) > max {
-			c.tooLarge(msg)
-			continue
+		msg := new(cdproto.Message)
+		if err := jsonv2.Unmarshal(data, msg, jsonv2.DefaultOptionsV2(), jsonv2.AllowInvalidUTF8(true)); err != nil {
+			continue // not a CDP message
 		}
 		if msg.ID != 0 {
 			c.mu.Lock()
@@ -140,6 +124,22 @@ func (c *Conn) readLoop() {
 			}
 		}
 	}
+}
+
+// leadingID is the id of a message whose head is {"id":N,… (Chrome writes
+// an answer's id first), or 0.
+func leadingID(head []byte) int64 {
+	s := strings.TrimLeft(string(head), " \t\r\n")
+	if !strings.HasPrefix(s, `{"id":`) {
+		return 0
+	}
+	s = s[len(`{"id":`):]
+	end := strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' })
+	if end <= 0 {
+		return 0
+	}
+	id, _ := strconv.ParseInt(s[:end], 10, 64)
+	return id
 }
 
 func (c *Conn) shutdown(err error) {
@@ -171,7 +171,7 @@ func (c *Conn) Done() <-chan struct{} { return c.done }
 // connection on a close frame, so this returns in well under a millisecond. (A
 // transport whose reader has stopped reading would wait out the full second.)
 func (c *Conn) Close() error {
-	err := c.tr.Close()
+	err := c.ws.close()
 	c.shutdown(ErrConnClosed)
 	return err
 }
@@ -245,7 +245,11 @@ func (c *Conn) send(ctx context.Context, sessionID, method string, params any) (
 	}
 	c.pending[msg.ID] = ch
 	c.mu.Unlock()
-	if err := c.tr.Write(ctx, msg); err != nil {
+	data, err := jsonv2.Marshal(msg, jsonv2.DefaultOptionsV2(), jsonv2.AllowInvalidUTF8(true))
+	if err == nil {
+		err = c.ws.writeText(data)
+	}
+	if err != nil {
 		c.mu.Lock()
 		delete(c.pending, msg.ID)
 		c.mu.Unlock()
@@ -268,7 +272,8 @@ func (c *Conn) await(ctx context.Context, id int64, method string, ch chan *cdpr
 			return &ProtocolError{Code: ans.Error.Code, Message: ans.Error.Message, Method: method}
 		}
 		if ans.Method == tooLargeMarker {
-			return &TooLargeError{Method: method, Size: int64(len(ans.Result)), Max: c.maxMessage.Load()}
+			size, _ := strconv.ParseInt(string(ans.Params), 10, 64)
+			return &TooLargeError{Method: method, Size: size, Max: c.maxMessage.Load()}
 		}
 		if result == nil || len(ans.Result) == 0 {
 			return nil
@@ -408,19 +413,21 @@ func (c *Conn) LimitMessages(max int64) { c.maxMessage.Store(max) }
 // tooLargeMarker marks an answer handed to its caller as over the limit.
 const tooLargeMarker cdproto.MethodType = "dtb.tooLarge"
 
-// tooLarge fails the call whose answer is over the limit and drops the
-// message (an event over it is dropped too). chromedp's transport decodes
-// every message, so the limit bounds what dtb keeps and prints, not what it
-// reads once.
-func (c *Conn) tooLarge(msg *cdproto.Message) {
-	if msg.ID == 0 {
-		return
+// tooLarge fails call id (0: an event, dropped), whose answer of size bytes
+// was over the limit and was read through without being kept.
+func (c *Conn) tooLarge(id, size int64) {
+	if id == 0 {
+		for {
+			if old := c.droppedEvent.Load(); size <= old || c.droppedEvent.CompareAndSwap(old, size) {
+				return
+			}
+		}
 	}
 	c.mu.Lock()
-	ch := c.pending[msg.ID]
-	delete(c.pending, msg.ID)
+	ch := c.pending[id]
+	delete(c.pending, id)
 	c.mu.Unlock()
 	if ch != nil {
-		ch <- &cdproto.Message{ID: msg.ID, Method: tooLargeMarker, Result: msg.Result}
+		ch <- &cdproto.Message{ID: id, Method: tooLargeMarker, Params: jsonv2.Value(strconv.FormatInt(size, 10))}
 	}
 }

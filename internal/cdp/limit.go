@@ -24,3 +24,11 @@ func (p *Page) EvaluateLimited(ctx context.Context, expr string, awaitPromise bo
 	}
 	return v, err
 }
+
+// LimitMessages bounds the tab connection's messages to max bytes (0: no
+// limit): an answer over it fails its call (TooLargeError), an event over it
+// is read through, dropped and counted in DroppedEvent.
+func (p *Page) LimitMessages(max int64) { p.conn.LimitMessages(max) }
+
+// DroppedEvent is the size of the largest event the limit dropped, or 0.
+func (p *Page) DroppedEvent() int64 { return p.conn.droppedEvent.Load() }

@@ -71,6 +71,9 @@ type ConsoleOptions struct {
 	Since time.Duration // only messages this recent (0: all)
 	Wait  time.Duration // keep listening this long for new messages
 	Clear bool          // empty the browser's buffers after reading
+	// MaxBytes is the output ceiling: a message over it is read through and
+	// dropped, never held, and the read fails result-too-large (0: none).
+	MaxBytes int64
 }
 
 // ConsoleResult is what `dtb console` prints.
@@ -96,6 +99,11 @@ func ReadConsole(ctx context.Context, p *cdp.Page, o ConsoleOptions) (*ConsoleRe
 	var since time.Time
 	if o.Since > 0 {
 		since = time.Now().Add(-o.Since)
+	}
+	if o.MaxBytes > 0 {
+		// An event wraps a message in at most a few KiB of envelope.
+		p.LimitMessages(o.MaxBytes + 4096)
+		defer p.LimitMessages(0)
 	}
 	events, cancel := p.Events("*")
 	defer cancel()
@@ -129,6 +137,9 @@ replay:
 		case <-ctx.Done():
 			return nil, output.Wrap("timeout", ctx.Err(), "reading the console")
 		}
+	}
+	if size := p.DroppedEvent(); size > 0 && o.MaxBytes > 0 {
+		return nil, output.TooLarge(size, o.MaxBytes)
 	}
 	res := &ConsoleResult{Tab: cdp.TabRef{ID: p.ID, Alias: p.Alias}, Counts: map[string]int{}, Messages: []ConsoleMessage{}}
 	if raw, err := p.Evaluate(ctx, "location.href", false); err == nil {
