@@ -208,6 +208,20 @@ func (s *Server) postState(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	// A public name is what callers are told; a page never sends one (its id is
+	// random: a UUID, or r-…), so a check-in under one is a process posing as the
+	// page it names, and is refused before it can change anything.
+	if rid, _ := body.get("reporterId"); rid != nil {
+		if str, ok := rid.(string); ok && isPublicID(str) {
+			s.send(w, http.StatusForbidden, object{
+				{"ok", false},
+				{"reason", "reserved-reporter-id"},
+				{"message", "Refused: reporterId " + quote(str) + " has the form of the public names this relay gives pages (" +
+					publicPrefix + " and " + fmt.Sprint(publicHex) + " hex digits). Callers see public names; a page checks in with its own reporterId."},
+			})
+			return
+		}
+	}
 	pending, h := s.checkIn(body)
 	if h != nil {
 		select {

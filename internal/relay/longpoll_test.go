@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -195,7 +196,7 @@ func TestAbandonedHold(t *testing.T) {
 		t.Fatalf("command lost with the abandoned hold: %v", p)
 	}
 	rt.checkIn(body("tab-b", true, "", result(tokenOf(p[0]), `{"ok":true}`)))
-	if r := recv(t, cmd, time.Second); r.str("ranIn") != "tab-b" {
+	if r := recv(t, cmd, time.Second); r.str("ranIn") != rt.pub("tab-b") {
 		t.Errorf("%s", r.raw)
 	}
 }
@@ -227,6 +228,7 @@ func TestPerPageSlots(t *testing.T) {
 	r = rt.do("GET", "/__dev-toolbar/state", "")
 	jsonEq(t, r.field("extensions", "who"), `"tab-b"`)
 	jsonEq(t, r.field("connection", "ambiguous"), `true`)
+	jsonEq(t, r.field("connection", "reporterId"), strconv.Quote(rt.pub("tab-b"))) // never the id itself
 	jsonEq(t, r.field("connection", "allowRun"), `true`) // the last check-in's (tab-c's)
 	c := rt.do("GET", "/__dev-toolbar/commands?reporter=tab-b", "")
 	jsonEq(t, c.field("allowRun"), `false`)
@@ -235,7 +237,14 @@ func TestPerPageSlots(t *testing.T) {
 	r = rt.do("GET", "/__dev-toolbar/state?reporter=tab-zz", "")
 	expectReason(t, r, 503, "no-page-connected")
 	expectKeys(t, r.obj, "ok", "reason", "message", "connection", "reporterIds")
-	jsonEq(t, r.field("reporterIds"), `["tab-c","tab-b","tab-a"]`)
+	jsonEq(t, r.field("reporterIds"), rt.pubs("tab-c", "tab-b", "tab-a"))
+	// A page is named by its public name as well as by its id; a public-looking
+	// name is never taken for an id.
+	c = rt.do("GET", "/__dev-toolbar/commands?reporter="+rt.pub("tab-b"), "")
+	jsonEq(t, c.field("connection", "reporterId"), strconv.Quote(rt.pub("tab-b")))
+	rt.checkIn(body(rt.pub("tab-a"), true, snapshotOf("impostor")))
+	c = rt.do("GET", "/__dev-toolbar/state?reporter="+rt.pub("tab-a"), "")
+	jsonEq(t, c.field("extensions", "who"), `"tab-a"`)
 	if r.str("message") != `No page with reporterId "tab-zz" has checked in to /__dev-toolbar (or it has not for a long time). Known reporters are listed in reporterIds.` {
 		t.Errorf("message %q", r.str("message"))
 	}
@@ -263,10 +272,10 @@ func TestTargetedCommands(t *testing.T) {
 	}
 	rt.checkIn(body("tab-b", true, "", result(tokenOf(pb[0]), `{"ok":true}`)))
 	rt.checkIn(body("tab-a", true, "", result(tokenOf(pa[0]), `{"ok":true}`)))
-	if r := recv(t, ch, time.Second); r.str("ranIn") != "tab-b" {
+	if r := recv(t, ch, time.Second); r.str("ranIn") != "tab-b" { // named by its id: shown by it
 		t.Errorf("%s", r.raw)
 	}
-	if r := recv(t, any, time.Second); r.str("ranIn") != "tab-a" {
+	if r := recv(t, any, time.Second); r.str("ranIn") != rt.pub("tab-a") {
 		t.Errorf("%s", r.raw)
 	}
 
@@ -288,7 +297,7 @@ func TestTargetedCommands(t *testing.T) {
 	// Unknown and stale targets are refused at once, naming the page.
 	r = rt.do("POST", "/__dev-toolbar/commands/x?reporter=nobody", "")
 	expectReason(t, r, 503, "no-page-connected")
-	jsonEq(t, r.field("reporterIds"), `["tab-a","tab-c","tab-b"]`)
+	jsonEq(t, r.field("reporterIds"), rt.pubs("tab-a", "tab-c", "tab-b"))
 	time.Sleep(900 * time.Millisecond)
 	rt.checkIn(body("tab-c", true, ""))
 	r = rt.do("POST", "/__dev-toolbar/commands/x?reporter=tab-a", "")
@@ -323,7 +332,7 @@ func TestTargetedCommandsReleaseOnlyTheirPage(t *testing.T) {
 	}
 	notYet(t, hb, 20*time.Millisecond)
 	rt.checkIn(body("tab-a", true, "", result(tokenOf(pa[0]), `{"ok":true}`)))
-	if r := recv(t, cu, time.Second); r.str("ranIn") != "tab-a" {
+	if r := recv(t, cu, time.Second); r.str("ranIn") != rt.pub("tab-a") {
 		t.Errorf("%s", r.raw)
 	}
 }

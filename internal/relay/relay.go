@@ -133,7 +133,8 @@ type Server struct {
 	fallback   http.Handler
 	logf       func(format string, args ...any)
 	handler    http.Handler
-	secret     string // authenticates the rawTargetHeader our own listener adds
+	secret     string   // authenticates the rawTargetHeader our own listener adds
+	idKey      [32]byte // keys publicID: per relay process, never shown
 
 	headerTimeout, bodyTimeout, idleTimeout time.Duration
 	maxConns                                int
@@ -233,6 +234,9 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.secret = hex.EncodeToString(secret[:])
+	if _, err := rand.Read(s.idKey[:]); err != nil {
+		return nil, err
+	}
 	s.state.init()
 	s.handler = http.HandlerFunc(s.serveHTTP)
 	return s, nil

@@ -356,7 +356,7 @@ func TestStateBodyOrderAndExtensions(t *testing.T) {
 		t.Errorf("checkedInAt %v not now", at)
 	}
 	jsonEq(t, object{conn[0], conn[1], conn[2], conn[6], conn[7], conn[8], conn[9], conn[10]},
-		`{"instanceId":"playground","allowRun":true,"connected":true,"stale":false,"staleMs":3000,"reporterId":"tab-a","reporters":1,"ambiguous":false}`)
+		`{"instanceId":"playground","allowRun":true,"connected":true,"stale":false,"staleMs":3000,"reporterId":`+strconv.Quote(rt.pub("tab-a"))+`,"reporters":1,"ambiguous":false}`)
 	if age, _ := conn.get("ageMs"); age == nil {
 		t.Errorf("ageMs %v", age)
 	}
@@ -388,7 +388,7 @@ func TestTwoReportersAreReportedNotBlended(t *testing.T) {
 	r := rt.do("GET", "/__dev-toolbar/state", "")
 	jsonEq(t, r.field("connection", "reporters"), "3")
 	jsonEq(t, r.field("connection", "ambiguous"), "true")
-	jsonEq(t, r.field("connection", "reporterId"), `"tab-b"`)
+	jsonEq(t, r.field("connection", "reporterId"), strconv.Quote(rt.pub("tab-b")))
 	jsonEq(t, r.field("extensions", "who"), `"tab-b"`)
 	// reporterId follows snapshot-carrying check-ins only, and is null for an id-less one.
 	rt.checkIn(`{"allowRun":true,"snapshot":{"a":1},"results":[]}`)
@@ -467,7 +467,7 @@ func TestCommandRoundTrip(t *testing.T) {
 		t.Fatalf("%d %s", got.status, got.raw)
 	}
 	expectKeys(t, got.obj, "ok", "result", "command", "ranIn", "waitedMs")
-	jsonEq(t, got.obj[:4], `{"ok":true,"result":"was false","command":"flags.set","ranIn":"tab-a"}`)
+	jsonEq(t, got.obj[:4], `{"ok":true,"result":"was false","command":"flags.set","ranIn":`+strconv.Quote(rt.pub("tab-a"))+`}`)
 	if _, ok := got.field("waitedMs").(number); !ok {
 		t.Errorf("waitedMs %v", got.field("waitedMs"))
 	}
@@ -554,7 +554,7 @@ func TestQueue(t *testing.T) {
 	for _, i := range []int{2, 0} {
 		r := recv(t, chans[i], time.Second)
 		jsonEq(t, r.field("result"), fmt.Sprint(i))
-		jsonEq(t, r.field("ranIn"), `"tab-a"`)
+		jsonEq(t, r.field("ranIn"), strconv.Quote(rt.pub("tab-a")))
 	}
 	// The unanswered one times out, and its late result is ignored.
 	r := recv(t, chans[1], time.Second)
@@ -848,7 +848,7 @@ func TestRequestLog(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	want := []string{
-		`^relay: page "tab-a" checked in for the first time$`,
+		`^relay: page "p-[0-9a-f]{20}" checked in for the first time$`,
 		`^relay: POST /__dev-toolbar/state 400 \(\d+ ms\)$`,
 		`^relay: GET /__dev-toolbar/state\?reporter=tab-a 200 \(\d+ ms\)$`,
 	}

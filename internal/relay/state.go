@@ -3,10 +3,13 @@ package relay
 import (
 	"cmp"
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -17,16 +20,18 @@ type snap struct {
 	extensions object // the §4.6 projection, computed once per snapshot
 	at         int64
 	reporterID any // string, or nil when the check-in carried no string reporterId
+	pub        any // its page's public name (publicID), or nil like reporterID
 }
 
 // slot is what the relay knows of one page (one reporterId; id-less pages share
 // "anonymous").
 type slot struct {
 	id         string
-	seenAt     int64 // arrival of its last check-in, or the answer to a held one
-	held       int   // check-ins of this page being held open right now
-	order      int64 // when it was last touched, in touches (ms can tie)
-	instanceID any   // last string instanceId it sent (sticky), or nil
+	pub        string // the name callers see (publicID), never id
+	seenAt     int64  // arrival of its last check-in, or the answer to a held one
+	held       int    // check-ins of this page being held open right now
+	order      int64  // when it was last touched, in touches (ms can tie)
+	instanceID any    // last string instanceId it sent (sticky), or nil
 	allowRun   bool
 	snap       *snap
 	// tickAt is the arrival of its last result-less check-in: those are sent by the
@@ -48,6 +53,7 @@ type command struct {
 	input    any
 	hasInput bool
 	target   string // reporter id the command is for; "" = whichever checks in
+	shown    string // the name its caller gave the page (public or raw); "" = untargeted
 	postedAt int64
 	pickedUp bool
 	pickedBy string
@@ -79,7 +85,8 @@ type state struct {
 	allowRun   bool
 	latest     *snap // the upstream "one slot": the last snapshot of any page
 	slots      map[string]*slot
-	queue      []*command // waiting commands, in POST order
+	byPub      map[string]*slot // the same slots by public name
+	queue      []*command       // waiting commands, in POST order
 	byToken    map[string]*command
 	seq        int64
 	touches    int64
@@ -89,6 +96,7 @@ type state struct {
 
 func (st *state) init() {
 	st.slots = map[string]*slot{}
+	st.byPub = map[string]*slot{}
 	st.byToken = map[string]*command{}
 }
 
@@ -152,7 +160,8 @@ func iso(ms int64) any {
 
 // connection is the §4.5 object: of the whole relay when sl is nil, else of one
 // page. A per-page answer is never ambiguous: the caller named the page.
-func (s *Server) connection(now int64, sl *slot) object {
+// shown is the name a per-page answer gives the page: the one its caller used.
+func (s *Server) connection(now int64, sl *slot, shown string) object {
 	st := &s.state
 	instanceID, allowRun, checkedIn, latest := st.instanceID, st.allowRun, st.checkInAt, st.latest
 	connected := s.connectedAny(now)
@@ -163,7 +172,10 @@ func (s *Server) connection(now int64, sl *slot) object {
 	reporters := s.liveReporters(now)
 	var reportedAt, ageMs, reporterID any
 	if latest != nil {
-		reportedAt, ageMs, reporterID = iso(latest.at), now-latest.at, latest.reporterID
+		reportedAt, ageMs, reporterID = iso(latest.at), now-latest.at, latest.pub
+		if sl != nil && reporterID != nil {
+			reporterID = shown
+		}
 	}
 	conn := object{
 		{"instanceId", instanceID},
@@ -194,8 +206,25 @@ func (s *Server) connection(now int64, sl *slot) object {
 
 // connectionFor is the connection a command's caller is shown: its page's, if it
 // named one that is still known.
-func (s *Server) connectionFor(target string, now int64) object {
-	return s.connection(now, s.state.slots[target])
+func (s *Server) connectionFor(c *command, now int64) object {
+	if c.target == "" {
+		return s.connection(now, nil, "")
+	}
+	return s.connection(now, s.state.slots[c.target], c.shown)
+}
+
+// named is the page a caller's ?reporter= names: by its public name, or by its
+// reporterId (a caller that knows the id learns nothing from the answer). A
+// public-looking name is never taken as a raw id, so a process that checks in
+// under a page's public name cannot be reached by it.
+func (s *Server) named(name string) *slot {
+	if sl := s.state.byPub[name]; sl != nil {
+		return sl
+	}
+	if isPublicID(name) {
+		return nil
+	}
+	return s.state.slots[name]
 }
 
 func (s *Server) slotFor(id string, now int64) *slot {
@@ -212,11 +241,13 @@ func (s *Server) slotFor(id string, now int64) *slot {
 		}
 		if oldest != nil {
 			delete(st.slots, oldest.id)
+			delete(st.byPub, oldest.pub)
 		}
 	}
-	sl := &slot{id: id, seenAt: now}
+	sl := &slot{id: id, pub: s.publicID(id), seenAt: now}
 	st.slots[id] = sl
-	s.logf("relay: page %s checked in for the first time", quote(id))
+	st.byPub[sl.pub] = sl
+	s.logf("relay: page %s checked in for the first time", quote(sl.pub))
 	return sl
 }
 
@@ -262,6 +293,9 @@ func (s *Server) checkIn(body object) ([]*command, *hold) {
 	if v, _ := body.get("snapshot"); v != nil {
 		if o, ok := v.(object); ok {
 			sn := &snap{body: o, extensions: projectExtensions(o), at: now, reporterID: reporterID}
+			if reporterID != nil {
+				sn.pub = sl.pub
+			}
 			st.latest, sl.snap = sn, sn
 		}
 	}
@@ -291,7 +325,7 @@ func (s *Server) checkIn(body object) ([]*command, *hold) {
 		}
 		delivered = true
 		outcome, _ := entry.get("outcome")
-		s.settle(c, outcomeReply(c, outcome, id, now))
+		s.settle(c, outcomeReply(c, outcome, cmp.Or(c.shown, sl.pub), now))
 	}
 	// §4.12: a page that delivers a result is making progress, so the commands it
 	// still holds get a fresh deadline rather than timing out behind a slow one.
@@ -452,7 +486,7 @@ func (s *Server) abandonHold(h *hold) {
 		return // another check-in of the same page is still on the line
 	}
 	sl.gone, sl.goneAt = true, now
-	s.logf("relay: page %s went away (its held check-in was dropped)", quote(sl.id))
+	s.logf("relay: page %s went away (its held check-in was dropped)", quote(sl.pub))
 	anyLive := s.connectedAny(now)
 	for i := 0; i < len(s.state.queue); {
 		c := s.state.queue[i]
@@ -468,9 +502,9 @@ func (s *Server) abandonHold(h *hold) {
 // goneBody answers a command whose page went away.
 func (s *Server) goneBody(c *command, now int64) object {
 	if c.target == "" {
-		return s.noPage(now, s.connection(now, nil))
+		return s.noPage(now, s.connection(now, nil, ""))
 	}
-	return s.noPageForCommand(c.target, now)
+	return s.noPageForCommand(c.shown, s.state.slots[c.target], now)
 }
 
 // arm (re)starts a command's deadline.
@@ -507,7 +541,7 @@ func (s *Server) expire(c *command, gen int) {
 		{"pickedUp", c.pickedUp},
 		{"waitedMs", now - c.postedAt},
 		{"command", c.id},
-		{"connection", s.connectionFor(c.target, now)},
+		{"connection", s.connectionFor(c, now)},
 	}})
 }
 
@@ -568,7 +602,7 @@ func statusFor(outcome object) int {
 }
 
 // enqueue is §4.8 steps 3–5: refuse, or queue and hand to a held check-in.
-func (s *Server) enqueue(id string, input any, hasInput bool, target string) (*command, *reply) {
+func (s *Server) enqueue(id string, input any, hasInput bool, name string) (*command, *reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := &s.state
@@ -576,22 +610,22 @@ func (s *Server) enqueue(id string, input any, hasInput bool, target string) (*c
 	if st.closing {
 		return nil, &reply{503, serverClosing(0, false)}
 	}
-	allowRun := st.allowRun
-	if target != "" {
-		sl := st.slots[target]
+	allowRun, target, shownSlot := st.allowRun, "", (*slot)(nil)
+	if name != "" {
+		sl := s.named(name)
 		if sl == nil || !s.live(sl, now) {
-			return nil, &reply{503, s.noPageForCommand(target, now)}
+			return nil, &reply{503, s.noPageForCommand(name, sl, now)}
 		}
-		allowRun = sl.allowRun
+		allowRun, target, shownSlot = sl.allowRun, sl.id, sl
 	} else if !s.connectedAny(now) {
-		return nil, &reply{503, s.noPage(now, s.connection(now, nil))}
+		return nil, &reply{503, s.noPage(now, s.connection(now, nil, ""))}
 	}
 	if !allowRun {
 		return nil, &reply{403, object{
 			{"ok", false},
 			{"reason", "run-not-allowed"},
 			{"message", "The connected page's bridge was built with allowRun: false, so it carries no runCommand. Pass `agentBridge({ allowRun: true })` to enable this route."},
-			{"connection", s.connectionFor(target, now)},
+			{"connection", s.connection(now, shownSlot, name)},
 		}}
 	}
 	st.seq++
@@ -601,6 +635,7 @@ func (s *Server) enqueue(id string, input any, hasInput bool, target string) (*c
 		input:    input,
 		hasInput: hasInput,
 		target:   target,
+		shown:    name,
 		postedAt: now,
 		done:     make(chan reply, 1),
 	}
@@ -701,24 +736,25 @@ func (s *Server) unknownReporter(target string, now int64) object {
 	sort.Slice(known, func(i, j int) bool { return known[i].order > known[j].order })
 	ids := make([]any, len(known))
 	for i, sl := range known {
-		ids[i] = sl.id
+		ids[i] = sl.pub
 	}
 	body := noPageBody(fmt.Sprintf("No page with reporterId %s has checked in to %s (or it has not for a long time). Known reporters are listed in reporterIds.", quote(target), s.base),
-		s.connection(now, nil))
+		s.connection(now, nil, ""))
 	return append(body, member{"reporterIds", ids})
 }
 
-func (s *Server) noPageForCommand(target string, now int64) object {
-	sl := s.state.slots[target]
+// noPageForCommand answers a command for the page a caller named target (sl, or
+// nil when no known page has that name).
+func (s *Server) noPageForCommand(target string, sl *slot, now int64) object {
 	if sl == nil {
 		return s.unknownReporter(target, now)
 	}
 	if sl.gone && now-sl.seenAt <= s.staleMs {
 		return noPageBody(fmt.Sprintf("Reporter %s went away %d ms ago: its held check-in was dropped (the tab closed, reloaded or navigated away).",
-			quote(target), now-sl.goneAt), s.connection(now, sl))
+			quote(target), now-sl.goneAt), s.connection(now, sl, target))
 	}
 	return noPageBody(fmt.Sprintf("The last check-in of reporter %s was %d ms ago, older than staleMs (%d). The tab is probably closed, reloading, or rebuilding.",
-		quote(target), now-sl.seenAt, s.staleMs), s.connection(now, sl))
+		quote(target), now-sl.seenAt, s.staleMs), s.connection(now, sl, target))
 }
 
 // snapshotFor returns the snapshot a GET answers with and its connection, or the
@@ -728,17 +764,17 @@ func (s *Server) snapshotFor(target string) (*snap, object, object) {
 	defer s.mu.Unlock()
 	now := s.nowMs()
 	if target == "" {
-		conn := s.connection(now, nil)
+		conn := s.connection(now, nil, "")
 		if s.state.latest == nil {
 			return nil, nil, s.noPage(now, conn)
 		}
 		return s.state.latest, conn, nil
 	}
-	sl := s.state.slots[target]
+	sl := s.named(target)
 	if sl == nil {
 		return nil, nil, s.unknownReporter(target, now)
 	}
-	conn := s.connection(now, sl)
+	conn := s.connection(now, sl, target)
 	if sl.snap == nil {
 		return nil, nil, noPageBody(fmt.Sprintf("Reporter %s checked in %d ms ago but has not sent a snapshot yet.", quote(target), now-sl.seenAt), conn)
 	}
@@ -828,7 +864,7 @@ func (s *Server) probe(target string) (wait <-chan struct{}, final bool) {
 	st := &s.state
 	var sl *slot
 	if target != "" {
-		sl = st.slots[target]
+		sl = s.named(target)
 	} else {
 		sl = s.slotOf(st.latest)
 	}
@@ -858,4 +894,34 @@ func (s *Server) probe(target string) (wait <-chan struct{}, final bool) {
 	s.arm(p)
 	s.dispatch(now)
 	return p.fin, true
+}
+
+// publicPrefix starts every public page name; publicID's hash is publicHex hex digits.
+const (
+	publicPrefix = "p-"
+	publicHex    = 20
+)
+
+// publicID is the name callers see for a page: a keyed hash of its reporterId
+// (the key is random per relay process), never the id itself. The spec's reporter
+// cannot carry a credential (its check-ins are credentials: "omit"), so the only
+// thing a local process cannot know about a page is its random reporterId: the
+// relay keeps it secret, and checking in under the name callers see makes a page
+// of its own, never that one. Id-less pages share "anonymous": nothing to keep.
+func (s *Server) publicID(raw string) string {
+	if raw == "anonymous" {
+		return raw
+	}
+	m := hmac.New(sha256.New, s.idKey[:])
+	m.Write([]byte(raw))
+	return publicPrefix + hex.EncodeToString(m.Sum(nil))[:publicHex]
+}
+
+func isPublicID(name string) bool {
+	h, ok := strings.CutPrefix(name, publicPrefix)
+	if !ok || len(h) != publicHex {
+		return false
+	}
+	_, err := hex.DecodeString(h)
+	return err == nil
 }
