@@ -309,9 +309,14 @@ func TestTargetedCommands(t *testing.T) {
 }
 
 // Each held page is answered only for its own commands; untargeted ones go to the
-// page held longest.
+// most recently arrived check-in (issue 22.2: after a hot reload, the one held
+// longest is the stopped reporter's).
 func TestTargetedCommandsReleaseOnlyTheirPage(t *testing.T) {
 	rt := newRelay(t, Options{LongPollMs: DefaultLongPollMs})
+	// Both pages known first: a page's first check-in releases the held check-ins
+	// of its instance's other pages (TestNewReporterReleasesTheOldOnesHold).
+	rt.checkIn(body("tab-a", true, "", result("c0-none", `{}`)))
+	rt.checkIn(body("tab-b", true, "", result("c0-none", `{}`)))
 	ha := rt.async("POST", "/__dev-toolbar/state", body("tab-a", true, ""))
 	rt.waitHeld(1)
 	hb := rt.async("POST", "/__dev-toolbar/state", body("tab-b", true, ""))
@@ -326,13 +331,33 @@ func TestTargetedCommandsReleaseOnlyTheirPage(t *testing.T) {
 	recv(t, cb, time.Second)
 	rt.waitHeld(2) // tab-b's follow-up is held too
 	cu := rt.async("POST", "/__dev-toolbar/commands/anyone", "")
-	pa := pending(t, recv(t, ha, time.Second))
-	if len(pa) != 1 || pa[0][1].val != "anyone" {
-		t.Fatalf("tab-a got %v", pa)
+	pu := pending(t, recv(t, hb, time.Second))
+	if len(pu) != 1 || pu[0][1].val != "anyone" {
+		t.Fatalf("tab-b got %v", pu)
 	}
-	notYet(t, hb, 20*time.Millisecond)
-	rt.checkIn(body("tab-a", true, "", result(tokenOf(pa[0]), `{"ok":true}`)))
-	if r := recv(t, cu, time.Second); r.str("ranIn") != rt.pub("tab-a") {
+	notYet(t, ha, 20*time.Millisecond)
+	rt.checkIn(body("tab-b", true, "", result(tokenOf(pu[0]), `{"ok":true}`)))
+	if r := recv(t, cu, time.Second); r.str("ranIn") != rt.pub("tab-b") {
 		t.Errorf("%s", r.raw)
 	}
+}
+
+// Issue 22.2: a new reporter of an instance (a hot reload) releases the held
+// check-in of the instance's other pages, so nothing is handed to a stopped one.
+func TestNewReporterReleasesTheOldOnesHold(t *testing.T) {
+	rt := newRelay(t, Options{LongPollMs: DefaultLongPollMs})
+	old := rt.async("POST", "/__dev-toolbar/state", body("old", true, ""))
+	other := rt.async("POST", "/__dev-toolbar/state", `{"instanceId":"other","reporterId":"x","allowRun":true,"results":[]}`)
+	rt.waitHeld(2)
+	nw := rt.async("POST", "/__dev-toolbar/state", body("new", true, ""))
+	if p := pending(t, recv(t, old, time.Second)); len(p) != 0 {
+		t.Errorf("old reporter got %v", p)
+	}
+	notYet(t, other, 20*time.Millisecond) // another instance's page is left alone
+	rt.waitHeld(2)
+	cu := rt.async("POST", "/__dev-toolbar/commands/anyone", "")
+	if p := pending(t, recv(t, nw, time.Second)); len(p) != 1 {
+		t.Fatalf("new reporter got %v", p)
+	}
+	notYet(t, cu, 20*time.Millisecond)
 }

@@ -452,3 +452,21 @@ func TestImpostorCannotPoseAsThePage(t *testing.T) {
 		t.Errorf("the page ran %v commands, want 6", got)
 	}
 }
+
+// Issue 22.2: an HMR remount (the reporter stops with its check-in held, and a new
+// one starts in the same document) loses no untargeted command sent just after it:
+// the command goes to the new reporter, never to the held check-in of the old one,
+// which drops whatever it is answered with.
+func TestRemountLosesNoCommand(t *testing.T) {
+	rt := serveRelay(t, Options{LongPollMs: DefaultLongPollMs, TimeoutMs: 4000})
+	tb := openFixture(t, rt.relayT, "reporterId=auto")
+	for i := 0; i < 4; i++ {
+		rt.waitHeld(1)
+		tb.eval(`__fixture.remount()`)
+		time.Sleep(time.Duration(50+150*i) * time.Millisecond)
+		r := rt.do("POST", "/__dev-toolbar/commands/demo.echo", fmt.Sprintf(`{"n":%d}`, i))
+		if r.status != 200 || fmt.Sprint(r.field("result", "n")) != fmt.Sprint(i) {
+			t.Errorf("command %d after remount %d: %d %.300s", i, i, r.status, r.raw)
+		}
+	}
+}

@@ -42,6 +42,9 @@ type slot struct {
 	// it checks in again.
 	gone   bool
 	goneAt int64
+	// checkIns counts its check-ins as they arrive; a command records the count
+	// when taken, so a later one shows the page has been heard from since.
+	checkIns int64
 	// arrived is closed (and replaced) when its next check-in arrives; nil until
 	// someone waits for one.
 	arrived chan struct{}
@@ -58,6 +61,7 @@ type command struct {
 	pickedUp bool
 	pickedBy string
 	pickedAt int64
+	pickedN  int64 // the taker's checkIns when it took it
 	gen      int // invalidates a deadline timer that fired while being restarted
 	timer    *time.Timer
 	done     chan reply // buffered: whoever settles never blocks
@@ -274,8 +278,10 @@ func (s *Server) checkIn(body object) ([]*command, *hold) {
 			id, reporterID = str, str
 		}
 	}
+	_, known := st.slots[id]
 	sl := s.slotFor(id, now)
 	s.touch(sl, now)
+	sl.checkIns++
 	if sl.arrived != nil {
 		close(sl.arrived)
 		sl.arrived = nil
@@ -289,6 +295,9 @@ func (s *Server) checkIn(body object) ([]*command, *hold) {
 		if str, ok := v.(string); ok {
 			st.instanceID, sl.instanceID = str, str
 		}
+	}
+	if !known && sl.instanceID != nil {
+		s.releaseSuperseded(sl, now)
 	}
 	if v, _ := body.get("snapshot"); v != nil {
 		if o, ok := v.(object); ok {
@@ -402,7 +411,7 @@ func (s *Server) take(sl *slot) []*command {
 	var out []*command
 	for _, c := range s.state.queue {
 		if !c.pickedUp && (c.target == "" || c.target == sl.id) {
-			c.pickedUp, c.pickedBy, c.pickedAt = true, sl.id, s.nowMs()
+			c.pickedUp, c.pickedBy, c.pickedAt, c.pickedN = true, sl.id, s.nowMs(), sl.checkIns
 			s.arm(c) // §4.12: the deadline restarts at pickup
 			out = append(out, c)
 		}
@@ -411,18 +420,40 @@ func (s *Server) take(sl *slot) []*command {
 }
 
 // dispatch answers held check-ins that now have something to pick up. Untargeted
-// commands go to the longest-held check-in, as they would go to the next check-in.
+// commands go to the most recently arrived check-in: after a hot reload of the
+// toolbar the old reporter's check-in is still held, and it drops what it gets.
 func (s *Server) dispatch(now int64) {
 	st := &s.state
-	for i := 0; i < len(st.holds); {
+	for i := len(st.holds) - 1; i >= 0; i-- {
+		if i >= len(st.holds) {
+			continue
+		}
 		h := st.holds[i]
 		cmds := s.take(h.slot)
 		if len(cmds) == 0 {
-			i++
 			continue
 		}
 		s.dropHold(i, now, true)
 		h.ch <- cmds
+	}
+}
+
+// releaseSuperseded answers, with nothing, the held check-ins of the other pages
+// of sl's toolbar instance when sl checks in for the first time: a new reporter of
+// an instance is what a hot reload starts while the old one's check-in is still
+// held, and that reporter has stopped. (Another tab of the same app is only asked
+// to check in again, which it does at its next tick.) Not counted as contact, so
+// a stopped reporter goes stale from its last real check-in.
+func (s *Server) releaseSuperseded(sl *slot, now int64) {
+	st := &s.state
+	for i := 0; i < len(st.holds); {
+		h := st.holds[i]
+		if h.slot == sl || h.slot.instanceID != sl.instanceID {
+			i++
+			continue
+		}
+		s.dropHold(i, now, false)
+		h.ch <- nil
 	}
 }
 
@@ -529,7 +560,12 @@ func (s *Server) expire(c *command, gen int) {
 		return
 	}
 	var msg string
-	if c.pickedUp {
+	if sl := s.state.slots[c.pickedBy]; c.pickedUp && sl != nil && sl.checkIns == c.pickedN {
+		// The spec's reporter sends nothing while it runs a command, and nothing
+		// ever again once stopped: the relay cannot tell which this is.
+		msg = fmt.Sprintf("The page was handed %s and has not checked in since, for %d ms: it may still be running it, or its reporter stopped and dropped it (a hot reload of the toolbar, a reload of the page).",
+			quote(c.id), now-c.pickedAt)
+	} else if c.pickedUp {
 		msg = fmt.Sprintf("The page picked up %s but did not report a result within %d ms.", quote(c.id), s.timeoutMs)
 	} else {
 		msg = fmt.Sprintf("No page picked up %s within %d ms. The bridge polls this route; is the tab open and the reporter running?", quote(c.id), s.timeoutMs)
