@@ -470,3 +470,53 @@ func TestRemountLosesNoCommand(t *testing.T) {
 		}
 	}
 }
+
+// Issue 22.4: after one of two tabs closes, an untargeted read shows the page that
+// is still there, not the closed tab's snapshot as live; and a page reloaded while
+// it runs a command is not kept live and busy for the command's whole deadline.
+func TestDepartedPageIsNotServedAsLive(t *testing.T) {
+	rt := serveRelay(t, Options{LongPollMs: DefaultLongPollMs})
+	a := openFixture(t, rt.relayT, "reporterId=auto")
+	b := openFixture(t, rt.relayT, "reporterId=auto")
+	pa, pb := rt.pub(a.reporter), rt.pub(b.reporter)
+	if r := rt.do("GET", "/__dev-toolbar/state", ""); r.field("connection", "reporterId") != pb {
+		t.Fatalf("two tabs: %v", r.field("connection"))
+	}
+	b.close()
+	until(t, 6*time.Second, "the closed tab's state is served", func() (bool, any) {
+		r := rt.do("GET", "/__dev-toolbar/state", "")
+		c := r.field("connection")
+		return r.field("connection", "reporterId") == pa && r.field("connection", "connected") == true, c
+	})
+
+	q := "?reporter=" + pa
+	_ = rt.async("POST", "/__dev-toolbar/commands/demo.sleep"+q, `{"ms":8000}`)
+	until(t, 5*time.Second, "the page never got busy", func() (bool, any) {
+		c := rt.do("GET", "/__dev-toolbar/state"+q, "").field("connection")
+		return rt.do("GET", "/__dev-toolbar/state"+q, "").field("connection", "busy", "commandId") == "demo.sleep", c
+	})
+	a.eval(`setTimeout(() => location.reload(), 0), 1`)
+	// The reloaded page's reporter is a new one; the old page is judged by its
+	// check-ins from then on (gone within --stale-ms), not busy for 10 s.
+	until(t, 6*time.Second, "the reloaded page stays busy", func() (bool, any) {
+		r := rt.do("GET", "/__dev-toolbar/state"+q, "")
+		_, busy := r.field("connection").(object).get("busy")
+		return !busy && r.field("connection", "connected") == false, r.field("connection")
+	})
+}
+
+// until polls cond until it holds, failing with what it last saw after d.
+func until(t *testing.T, d time.Duration, what string, cond func() (bool, any)) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		ok, seen := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s after %v: %v", what, d, seen)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -19,6 +19,7 @@ type snap struct {
 	body       object
 	extensions object // the §4.6 projection, computed once per snapshot
 	at         int64
+	order      int64 // st.touches when stored: orders snapshots of the same ms
 	reporterID any // string, or nil when the check-in carried no string reporterId
 	pub        any // its page's public name (publicID), or nil like reporterID
 }
@@ -45,6 +46,10 @@ type slot struct {
 	// checkIns counts its check-ins as they arrive; a command records the count
 	// when taken, so a later one shows the page has been heard from since.
 	checkIns int64
+	// arrivedAt: its last check-in's arrival; supersededAt: when a new reporter of
+	// its instance first checked in (a reload or a hot reload replaced it, or
+	// another tab opened).
+	arrivedAt, supersededAt int64
 	// arrived is closed (and replaced) when its next check-in arrives; nil until
 	// someone waits for one.
 	arrived chan struct{}
@@ -116,10 +121,34 @@ const (
 func (s *Server) nowMs() int64 { return time.Now().UnixMilli() }
 
 // live: a held check-in is a page on the line, however long ago it arrived, and
-// so is a page running a command it took (the reporter sends nothing while a
-// command runs: busy is not gone; the command's deadline bounds it).
+// so is a page busy running a command it took.
 func (s *Server) live(sl *slot, now int64) bool {
-	return sl.held > 0 || (!sl.gone && now-sl.seenAt <= s.staleMs) || s.running(sl) != nil
+	return sl.held > 0 || (!sl.gone && now-sl.seenAt <= s.staleMs) || s.busyWith(sl) != nil
+}
+
+// busyWith is the command sl is running, when it counts as busy: the reporter
+// sends nothing while a command runs, so busy is not gone (the command's deadline
+// bounds it), unless a new reporter of its instance has checked in since its last
+// check-in. Then it was most likely reloaded mid-command, and it is judged by its
+// check-ins alone, as upstream (another tab of the same app is judged that way too).
+func (s *Server) busyWith(sl *slot) *command {
+	if sl.supersededAt > sl.arrivedAt {
+		return nil
+	}
+	return s.running(sl)
+}
+
+// untargeted is the snapshot an answer about no page in particular shows: the
+// latest among live pages, so a closed tab's state is never served as live while
+// another page reports; with none live, the latest of any.
+func (s *Server) untargeted(now int64) *snap {
+	var best *snap
+	for _, sl := range s.state.slots {
+		if sl.snap != nil && s.live(sl, now) && (best == nil || sl.snap.order > best.order) {
+			best = sl.snap
+		}
+	}
+	return cmp.Or(best, s.state.latest)
 }
 
 // running is the command sl took first among those it has not answered (the
@@ -167,7 +196,7 @@ func iso(ms int64) any {
 // shown is the name a per-page answer gives the page: the one its caller used.
 func (s *Server) connection(now int64, sl *slot, shown string) object {
 	st := &s.state
-	instanceID, allowRun, checkedIn, latest := st.instanceID, st.allowRun, st.checkInAt, st.latest
+	instanceID, allowRun, checkedIn, latest := st.instanceID, st.allowRun, st.checkInAt, s.untargeted(now)
 	connected := s.connectedAny(now)
 	if sl != nil {
 		instanceID, allowRun, checkedIn, latest = sl.instanceID, sl.allowRun, sl.seenAt, sl.snap
@@ -201,7 +230,7 @@ func (s *Server) connection(now int64, sl *slot, shown string) object {
 		who = s.slotOf(latest)
 	}
 	if who != nil {
-		if c := s.running(who); c != nil {
+		if c := s.busyWith(who); c != nil {
 			conn = append(conn, member{"busy", object{{"commandId", c.id}, {"ageMs", now - c.pickedAt}}})
 		}
 	}
@@ -282,6 +311,7 @@ func (s *Server) checkIn(body object) ([]*command, *hold) {
 	sl := s.slotFor(id, now)
 	s.touch(sl, now)
 	sl.checkIns++
+	sl.arrivedAt = now
 	if sl.arrived != nil {
 		close(sl.arrived)
 		sl.arrived = nil
@@ -301,7 +331,7 @@ func (s *Server) checkIn(body object) ([]*command, *hold) {
 	}
 	if v, _ := body.get("snapshot"); v != nil {
 		if o, ok := v.(object); ok {
-			sn := &snap{body: o, extensions: projectExtensions(o), at: now, reporterID: reporterID}
+			sn := &snap{body: o, extensions: projectExtensions(o), at: now, order: st.touches, reporterID: reporterID}
 			if reporterID != nil {
 				sn.pub = sl.pub
 			}
@@ -446,6 +476,11 @@ func (s *Server) dispatch(now int64) {
 // a stopped reporter goes stale from its last real check-in.
 func (s *Server) releaseSuperseded(sl *slot, now int64) {
 	st := &s.state
+	for _, o := range st.slots {
+		if o != sl && o.instanceID == sl.instanceID {
+			o.supersededAt = now
+		}
+	}
 	for i := 0; i < len(st.holds); {
 		h := st.holds[i]
 		if h.slot == sl || h.slot.instanceID != sl.instanceID {
@@ -801,10 +836,11 @@ func (s *Server) snapshotFor(target string) (*snap, object, object) {
 	now := s.nowMs()
 	if target == "" {
 		conn := s.connection(now, nil, "")
-		if s.state.latest == nil {
+		sn := s.untargeted(now)
+		if sn == nil {
 			return nil, nil, s.noPage(now, conn)
 		}
-		return s.state.latest, conn, nil
+		return sn, conn, nil
 	}
 	sl := s.named(target)
 	if sl == nil {
@@ -898,13 +934,13 @@ func (s *Server) probe(target string) (wait <-chan struct{}, final bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := &s.state
+	now := s.nowMs()
 	var sl *slot
 	if target != "" {
 		sl = s.named(target)
 	} else {
-		sl = s.slotOf(st.latest)
+		sl = s.slotOf(s.untargeted(now))
 	}
-	now := s.nowMs()
 	if sl == nil || st.closing || !s.live(sl, now) || s.running(sl) != nil {
 		return nil, true
 	}
