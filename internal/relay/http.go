@@ -239,7 +239,9 @@ func (s *Server) postState(w http.ResponseWriter, r *http.Request) {
 		}
 		out[i] = e
 	}
-	s.send(w, http.StatusOK, object{{"ok", true}, {"pending", out}})
+	if err := s.sendErr(w, http.StatusOK, object{{"ok", true}, {"pending", out}}); err != nil && len(pending) > 0 {
+		s.undelivered(pending)
+	}
 }
 
 func (s *Server) postCommand(w http.ResponseWriter, r *http.Request, rawID, reporter string) {
@@ -274,7 +276,7 @@ func (s *Server) postCommand(w http.ResponseWriter, r *http.Request, rawID, repo
 			return
 		}
 	}
-	c, refusal := s.enqueue(id, input, hasInput, reporter)
+	c, refusal := s.enqueue(id, input, hasInput, len(text), reporter)
 	if refusal != nil {
 		s.send(w, refusal.status, refusal.body)
 		return
@@ -429,13 +431,21 @@ func (s *Server) refuseOversize(w http.ResponseWriter, r *http.Request, started 
 
 // send writes a relay answer: JSON.stringify(body, null, 2) + "\n".
 func (s *Server) send(w http.ResponseWriter, status int, body any) {
+	_ = s.sendErr(w, status, body)
+}
+
+// sendErr is send, saying whether the whole answer reached the connection.
+func (s *Server) sendErr(w http.ResponseWriter, status int, body any) error {
 	b := render(body)
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	return http.NewResponseController(w).Flush()
 }
 
 // jsTrim is String.prototype.trim: JavaScript's whitespace and line terminators,

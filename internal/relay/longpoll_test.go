@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -360,4 +361,41 @@ func TestNewReporterReleasesTheOldOnesHold(t *testing.T) {
 		t.Fatalf("new reporter got %v", p)
 	}
 	notYet(t, cu, 20*time.Millisecond)
+}
+
+// Issue 22.3: one answer hands a page at most maxBody bytes of inputs (at least one
+// command), so a big batch is handed out in parts the page can read within its
+// check-in timeout; the rest ride its follow-ups.
+func TestPickupIsBounded(t *testing.T) {
+	rt := newRelay(t, Options{})
+	rt.checkIn(body("tab-a", true, ""))
+	big := strings.Repeat("z", 1<<20)
+	var chans []chan resp
+	for i := 0; i < 10; i++ {
+		chans = append(chans, rt.async("POST", "/__dev-toolbar/commands/demo.echo", `{"s":"`+big+`"}`))
+		rt.waitQueued(i + 1)
+	}
+	got, parts := 0, 0
+	var results []string
+	for got < 10 {
+		p := pending(t, rt.checkIn(body("tab-a", true, "", results...)))
+		if len(p) == 0 || len(p) > maxBody/(1<<20) {
+			t.Fatalf("part %d: %d commands of 1 MiB", parts, len(p))
+		}
+		results = results[:0]
+		for _, e := range p {
+			results = append(results, result(tokenOf(e), `{"ok":true}`))
+		}
+		got += len(p)
+		parts++
+	}
+	rt.checkIn(body("tab-a", true, "", results...))
+	for _, ch := range chans {
+		if r := recv(t, ch, time.Second); r.status != 200 {
+			t.Errorf("%d %.200s", r.status, r.raw)
+		}
+	}
+	if parts < 3 {
+		t.Errorf("10 MiB of inputs handed out in %d parts", parts)
+	}
 }

@@ -520,3 +520,39 @@ func until(t *testing.T, d time.Duration, what string, cond func() (bool, any)) 
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// Issue 22.3: a batch of big commands to an idle page. One pickup is bounded so
+// the page can read it within its check-in timeout, so each caller gets the truth:
+// the page's answer, or pickedUp false for a command it never took; never
+// pickedUp true for a command the page did not run.
+func TestBigBatchEachCallerGetsTheTruth(t *testing.T) {
+	rt := serveRelay(t, Options{LongPollMs: DefaultLongPollMs, TimeoutMs: 8000})
+	tb := openFixture(t, rt.relayT, "reporterId=auto&timeout=1000")
+	q := "?reporter=" + rt.pub(tb.reporter)
+	const n = 40
+	big := strings.Repeat("y", 1<<20)
+	var chans []chan resp
+	for i := 0; i < n; i++ {
+		chans = append(chans, rt.async("POST", "/__dev-toolbar/commands/demo.echo"+q, fmt.Sprintf(`{"i":%d,"s":%q}`, i, big)))
+	}
+	ok, notTaken := 0, 0
+	for i, ch := range chans {
+		r := recv(t, ch, 30*time.Second)
+		switch {
+		case r.status == 200 && fmt.Sprint(r.field("result", "i")) == fmt.Sprint(i):
+			ok++
+		case r.status == 504 && r.field("pickedUp") == false:
+			notTaken++
+		default:
+			t.Errorf("caller %d: %d %.200s", i, r.status, r.raw)
+		}
+	}
+	ran := tb.stats()["commandsRun"]
+	t.Logf("%d answered, %d not taken, the page ran %v", ok, notTaken, ran)
+	if ran != float64(ok) {
+		t.Errorf("the page ran %v commands; %d callers were answered", ran, ok)
+	}
+	if ok == 0 {
+		t.Errorf("nothing ran")
+	}
+}

@@ -60,6 +60,7 @@ type command struct {
 	id       string
 	input    any
 	hasInput bool
+	size     int    // bytes of its input as posted: what handing it out costs
 	target   string // reporter id the command is for; "" = whichever checks in
 	shown    string // the name its caller gave the page (public or raw); "" = untargeted
 	postedAt int64
@@ -432,15 +433,23 @@ func alignedHold(limit int64) int64 {
 	return k*pagePollMs - tickMarginMs
 }
 
-// take marks and returns every unpicked command sl may run, in queue order.
-// While closing nothing is handed out.
+// take marks and returns the unpicked commands sl may run, in queue order, as
+// many as fit in maxBody bytes of input (at least one): the page must read the
+// answer within its check-in timeout, and a batch handed at once that it cannot
+// read is a batch it never took. The rest ride its next check-ins (the follow-ups
+// of these). While closing nothing is handed out.
 func (s *Server) take(sl *slot) []*command {
 	if s.state.closing {
 		return nil
 	}
 	var out []*command
+	bytes := 0
 	for _, c := range s.state.queue {
 		if !c.pickedUp && (c.target == "" || c.target == sl.id) {
+			if len(out) > 0 && bytes+c.size > maxBody {
+				break
+			}
+			bytes += c.size
 			c.pickedUp, c.pickedBy, c.pickedAt, c.pickedN = true, sl.id, s.nowMs(), sl.checkIns
 			s.arm(c) // §4.12: the deadline restarts at pickup
 			out = append(out, c)
@@ -523,6 +532,17 @@ func (s *Server) releaseHold(h *hold) {
 	}
 }
 
+// untake puts back the commands of an answer that did not reach the page (its
+// request was gone before the answer was written, or writing it failed): the page
+// never took them, so they are not picked up.
+func (s *Server) untake(cmds []*command) {
+	for _, c := range cmds {
+		if s.state.byToken[c.token] == c && c.pickedUp {
+			c.pickedUp, c.pickedBy = false, ""
+		}
+	}
+}
+
 // abandonHold runs when a held page went away before its answer was written: the
 // tab closed or navigated. Commands handed to it are put back, because that page
 // never saw them; the page is not on the line any more, so the commands that can
@@ -537,11 +557,7 @@ func (s *Server) abandonHold(h *hold) {
 	} else {
 		select {
 		case cmds := <-h.ch:
-			for _, c := range cmds {
-				if s.state.byToken[c.token] == c {
-					c.pickedUp, c.pickedBy = false, ""
-				}
-			}
+			s.untake(cmds)
 		default:
 			return // answered and written: the page had the answer
 		}
@@ -673,7 +689,7 @@ func statusFor(outcome object) int {
 }
 
 // enqueue is §4.8 steps 3–5: refuse, or queue and hand to a held check-in.
-func (s *Server) enqueue(id string, input any, hasInput bool, name string) (*command, *reply) {
+func (s *Server) enqueue(id string, input any, hasInput bool, size int, name string) (*command, *reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := &s.state
@@ -705,6 +721,7 @@ func (s *Server) enqueue(id string, input any, hasInput bool, name string) (*com
 		id:       id,
 		input:    input,
 		hasInput: hasInput,
+		size:     size,
 		target:   target,
 		shown:    name,
 		postedAt: now,
@@ -996,4 +1013,14 @@ func isPublicID(name string) bool {
 	}
 	_, err := hex.DecodeString(h)
 	return err == nil
+}
+
+// undelivered runs when the answer handing cmds to a page could not be written
+// (the page gave up on its check-in, e.g. at its timeout): they go back to the
+// queue for its next check-in, or any page's.
+func (s *Server) undelivered(cmds []*command) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.untake(cmds)
+	s.dispatch(s.nowMs())
 }
