@@ -31,7 +31,7 @@ over a relay ranIn and waitedMs. A command that throws is exit 1 (reason threw).
 Examples:
   dtb run flags.set key=search.rank value=9 --jq .ok
   dtb run flags.set '{"key":"new-header","value":true}'
-  echo '{"key":"search.rank"}' | dtb run flags.reset -`,
+  echo '{"key":"search.rank"}' | dtb run flags.set -   # no value: clears the override`,
 		Flags: toolbarCommandFlags(
 			&cli.StringFlag{Name: "input-file", Usage: "read the input JSON from `FILE` (- for stdin)"},
 			&cli.BoolFlag{Name: "no-check", Usage: "send the input without checking it against the command's fields", EnvVars: []string{"DTB_NO_CHECK"}},

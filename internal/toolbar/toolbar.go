@@ -81,7 +81,9 @@ func CheckConnection(doc json.RawMessage, fresh, strict bool, reporter string) (
 		if strict {
 			return nil, output.Errorf("ambiguous-reporters", "%d pages report to this relay; the state may come from either (pick one with --reporter)", c.Reporters).With("connection", c)
 		}
-		warns = append(warns, Warning{"ambiguous", "several pages report to this relay; the state may come from any of them (use --reporter ID, or --strict to fail)"})
+		// --reporter only helps on a relay that keeps a slot per page (dtb relay);
+		// on the upstream one-slot relay the way out is one tab.
+		warns = append(warns, Warning{"ambiguous", "several pages report to this relay; the state may come from any of them (through dtb relay pick one with --reporter ID, from connection.reporterId; a one-slot relay such as the dev server's own cannot target a page: close the other tabs; --strict fails instead)"})
 	}
 	return warns, nil
 }
