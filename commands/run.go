@@ -35,7 +35,7 @@ Examples:
 		Flags: toolbarCommandFlags(
 			&cli.StringFlag{Name: "input-file", Usage: "read the input JSON from `FILE` (- for stdin)"},
 			&cli.BoolFlag{Name: "no-check", Usage: "send the input without checking it against the command's fields", EnvVars: []string{"DTB_NO_CHECK"}},
-			&cli.DurationFlag{Name: "timeout", Value: relayclient.DefaultTimeout, Usage: "give up after `DURATION` (above the relay's own 10 s so its 504 reaches you)", EnvVars: []string{"DTB_TIMEOUT"}},
+			&cli.DurationFlag{Name: "timeout", Value: relayclient.DefaultTimeout, Usage: "give up after `DURATION`, the whole command's deadline across its requests (the default is above the relay's own 10 s so its 504 reaches you)", EnvVars: []string{"DTB_TIMEOUT"}},
 		),
 		Action: action(runCommand),
 	})

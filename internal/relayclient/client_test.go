@@ -634,3 +634,33 @@ func keys(m map[string]any) []string {
 	}
 	return out
 }
+
+// Issue 19.4: the timeout is the whole command's, split across its requests: a
+// slow first answer leaves the second only what is left.
+func TestTimeoutIsTheWholeCommands(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			time.Sleep(1200 * time.Millisecond)
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"instanceId":"p","allowRun":true,"connection":{},"commands":[]}`))
+			return
+		}
+		<-r.Context().Done() // a command that never answers
+	}))
+	defer srv.Close()
+	c := mustClient(t, srv.URL, 2*time.Second)
+	start := time.Now()
+	if _, err := c.Commands(context.Background(), ""); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Run(context.Background(), "demo.sleep", nil, "")
+	took := time.Since(start)
+	var e *output.Error
+	if !errors.As(err, &e) || e.Reason != "timeout" {
+		t.Fatalf("%v", err)
+	}
+	// Per request, the run alone would have had 2 s: 3.2 s in all.
+	if took > 2800*time.Millisecond {
+		t.Errorf("gave up after %v with --timeout 2s", took)
+	}
+}
