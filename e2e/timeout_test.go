@@ -20,3 +20,12 @@ func TestToolbarTimeoutIsTheWholeCommands(t *testing.T) {
 		}
 	}
 }
+
+// Issue 22.7: over CDP, a bridge whose read() returns a promise that never settles
+// is a timeout (exit 4), not an empty snapshot with connected: true.
+func TestHungReadIsATimeout(t *testing.T) {
+	needBrowser(t)
+	tab := openTab(t, shared.page("report=0"))
+	evalIn(t, tab, `(__DEV_TOOLBAR__.instances.playground.read = () => new Promise(() => {}), true)`)
+	dtb(t, "state", "--via", "cdp", "--tab", tab, "--timeout", "2s").Fails(t, 4, "timeout")
+}

@@ -111,8 +111,16 @@ func (c *Client) Commands(ctx context.Context, reporter string) (json.RawMessage
 	return c.do(ctx, http.MethodGet, "/commands", reporter, nil, "commands")
 }
 
-// Run posts a command; input nil means no body (the command gets no input).
+// MaxInput is the relay protocol's body cap (4 MiB): a command's input is its body.
+const MaxInput = 4 << 20
+
+// Run posts a command; input nil means no body (the command gets no input). An
+// input over MaxInput is refused before sending: dtb relay answers it 400, but the
+// upstream relay destroys the connection, which reads as a relay that shut down.
 func (c *Client) Run(ctx context.Context, id string, input json.RawMessage, reporter string) (json.RawMessage, error) {
+	if len(input) > MaxInput {
+		return nil, output.Errorf("bad-input", "the input of %q is %d bytes, over the relay protocol's %d-byte body cap; nothing was sent", id, len(input), MaxInput).With("bytes", len(input)).With("maxBytes", MaxInput)
+	}
 	return c.do(ctx, http.MethodPost, "/commands/"+id, reporter, input, "ok")
 }
 

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -662,5 +663,26 @@ func TestTimeoutIsTheWholeCommands(t *testing.T) {
 	// Per request, the run alone would have had 2 s: 3.2 s in all.
 	if took > 2800*time.Millisecond {
 		t.Errorf("gave up after %v with --timeout 2s", took)
+	}
+}
+
+// Issue 22.7: an input over the protocol's 4 MiB is refused before it is sent (the
+// upstream relay destroys the connection, which read as server-closing).
+func TestOversizedInputIsNotSent(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		r.Body.Close()
+	}))
+	defer srv.Close()
+	c := mustClient(t, srv.URL, 5*time.Second)
+	in := json.RawMessage(`"` + strings.Repeat("x", MaxInput) + `"`)
+	_, err := c.Run(context.Background(), "demo.echo", in, "")
+	var e *output.Error
+	if !errors.As(err, &e) || e.Reason != "bad-input" || e.ExitCode() != 2 {
+		t.Fatalf("%v", err)
+	}
+	if hits.Load() != 0 {
+		t.Errorf("%d requests sent", hits.Load())
 	}
 }
