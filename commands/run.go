@@ -62,6 +62,9 @@ func runCommand(c *cli.Context, inv *invocation) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		for _, w := range toolbar.RunWarnings(doc, c.String("reporter")) {
+			inv.printer.Warn(w.Reason, w.Message, nil)
+		}
 		list, err := toolbar.CommandList(doc)
 		if err != nil {
 			return nil, err

@@ -424,6 +424,12 @@ func TestToolbar(t *testing.T) {
 		if get(e, "connection", "reporters") != 2.0 {
 			t.Errorf("strict: %v", e)
 		}
+		// An untargeted run says it may go to either page (issue 22.8).
+		res = dtb(t, "run", "flags.set", "key=greeting", "value=hi", "--relay", r.URL)
+		res.OK(t)
+		if w := res.Warnings(); !reflect.DeepEqual(w, []string{"ambiguous"}) {
+			t.Errorf("run warnings %v, want [ambiguous]; stderr %s", w, res.Stderr)
+		}
 
 		// --reporter picks the second tab, for reads and runs.
 		res = dtb(t, "state", "--relay", r.URL, "--reporter", two, "--strict")

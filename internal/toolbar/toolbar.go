@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/itchyny/gojq"
@@ -86,6 +87,16 @@ func CheckConnection(doc json.RawMessage, fresh, strict bool, reporter string) (
 		warns = append(warns, Warning{"ambiguous", "several pages report to this relay; the state may come from any of them (through dtb relay pick one with --reporter ID, from connection.reporterId; a one-slot relay such as the dev server's own cannot target a page: close the other tabs; --strict fails instead)"})
 	}
 	return warns, nil
+}
+
+// RunWarnings is what a command list (dtb run's check) says about where the run
+// goes: an untargeted run on a relay several pages report to goes to any of them.
+func RunWarnings(doc json.RawMessage, reporter string) []Warning {
+	c, ok := connectionOf(doc)
+	if !ok || !c.Ambiguous || reporter != "" {
+		return nil
+	}
+	return []Warning{{"ambiguous", fmt.Sprintf("%d pages report to this relay; the command goes to whichever checks in next (through dtb relay pick one with --reporter ID, from connection.reporterId; on a one-slot relay close the other tabs)", c.Reporters)}}
 }
 
 // WaitFor polls the state until pred is truthy on it and returns that state. Errors
