@@ -71,8 +71,17 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		})
 		return
 	}
+	if r.Context().Value(reserveKey{}) != nil {
+		// Room kept for the relay's routes past the ceiling: one request, then close.
+		w.Header().Set("Connection", "close")
+	}
 	if !ours {
 		s.limitBody(w, r)
+		if r.Header.Get("Upgrade") == "" {
+			dw := &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), d: s.writeTimeout}
+			defer dw.clear()
+			w = dw
+		}
 		s.fallback.ServeHTTP(w, r)
 		return
 	}
@@ -441,12 +450,37 @@ func (s *Server) sendErr(w http.ResponseWriter, status int, body any) error {
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Length", strconv.Itoa(len(b)))
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Now().Add(s.writeTimeout))
+	defer rc.SetWriteDeadline(time.Time{}) // the connection may serve another request
 	w.WriteHeader(status)
 	if _, err := w.Write(b); err != nil {
 		return err
 	}
-	return http.NewResponseController(w).Flush()
+	return rc.Flush()
 }
+
+// deadlineWriter gives every write of an answer the write timeout: a client that
+// stops reading loses its connection, one that keeps reading keeps it.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+	d  time.Duration
+}
+
+func (w *deadlineWriter) Write(p []byte) (int, error) {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(w.d))
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *deadlineWriter) Flush() { _ = w.rc.Flush() }
+
+// clear lifts the deadline once the answer is written (keep-alive).
+func (w *deadlineWriter) clear() { _ = w.rc.SetWriteDeadline(time.Time{}) }
+
+// Unwrap lets http.ResponseController reach the connection (the proxy's flushes
+// and protocol switches).
+func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // jsTrim is String.prototype.trim: JavaScript's whitespace and line terminators,
 // which differ from unicode.IsSpace (U+FEFF yes, U+0085 no).

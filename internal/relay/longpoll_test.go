@@ -230,7 +230,7 @@ func TestPerPageSlots(t *testing.T) {
 	jsonEq(t, r.field("extensions", "who"), `"tab-b"`)
 	jsonEq(t, r.field("connection", "ambiguous"), `true`)
 	jsonEq(t, r.field("connection", "reporterId"), strconv.Quote(rt.pub("tab-b"))) // never the id itself
-	jsonEq(t, r.field("connection", "allowRun"), `true`) // the last check-in's (tab-c's)
+	jsonEq(t, r.field("connection", "allowRun"), `true`)                           // the last check-in's (tab-c's)
 	c := rt.do("GET", "/__dev-toolbar/commands?reporter=tab-b", "")
 	jsonEq(t, c.field("allowRun"), `false`)
 	jsonEq(t, c.field("connection", "reporterId"), `"tab-b"`)

@@ -56,6 +56,11 @@ const (
 	DefaultBodyTimeout   = 30 * time.Second
 	DefaultIdleTimeout   = 30 * time.Second
 	DefaultMaxConns      = 512
+	// DefaultWriteTimeout bounds how long an answer may go without being read: a
+	// write that makes no progress for this long ends its connection. It restarts
+	// at every write, so a long download or a dev server's event stream that the
+	// client keeps reading is not cut.
+	DefaultWriteTimeout = 30 * time.Second
 )
 
 // Options configure a relay. Zero values take the defaults above, except LongPollMs.
@@ -81,6 +86,9 @@ type Options struct {
 	// HeaderTimeout, BodyTimeout and IdleTimeout bound reading a request's headers,
 	// reading its body, and an idle keep-alive connection (0: the defaults above).
 	HeaderTimeout, BodyTimeout, IdleTimeout time.Duration
+	// WriteTimeout: an answer whose client reads none of it for this long is cut
+	// off, its connection closed (0: DefaultWriteTimeout).
+	WriteTimeout time.Duration
 	// MaxConns is the ceiling on open connections (0: DefaultMaxConns); past it a
 	// new connection is answered 503 too-many-connections and closed.
 	MaxConns int
@@ -136,8 +144,8 @@ type Server struct {
 	secret     string   // authenticates the rawTargetHeader our own listener adds
 	idKey      [32]byte // keys publicID: per relay process, never shown
 
-	headerTimeout, bodyTimeout, idleTimeout time.Duration
-	maxConns                                int
+	headerTimeout, bodyTimeout, idleTimeout, writeTimeout time.Duration
+	maxConns                                              int
 
 	lnMu sync.Mutex
 	ln   net.Listener
@@ -166,6 +174,7 @@ func New(opts Options) (*Server, error) {
 		headerTimeout: cmp.Or(opts.HeaderTimeout, DefaultHeaderTimeout),
 		bodyTimeout:   cmp.Or(opts.BodyTimeout, DefaultBodyTimeout),
 		idleTimeout:   cmp.Or(opts.IdleTimeout, DefaultIdleTimeout),
+		writeTimeout:  cmp.Or(opts.WriteTimeout, DefaultWriteTimeout),
 		maxConns:      cmp.Or(opts.MaxConns, DefaultMaxConns),
 	}
 	if s.listen == "" {
@@ -188,8 +197,8 @@ func New(opts Options) (*Server, error) {
 		return nil, usageError("StaleMs must not be negative (got %d)", s.staleMs)
 	case s.timeoutMs < 0:
 		return nil, usageError("TimeoutMs must not be negative (got %d)", s.timeoutMs)
-	case s.headerTimeout < 0 || s.bodyTimeout < 0 || s.idleTimeout < 0:
-		return nil, usageError("the header, body and idle timeouts must not be negative")
+	case s.headerTimeout < 0 || s.bodyTimeout < 0 || s.idleTimeout < 0 || s.writeTimeout < 0:
+		return nil, usageError("the header, body, idle and write timeouts must not be negative")
 	case s.refreshMs < 0 || s.refreshMs > MaxLongPollMs:
 		return nil, usageError("RefreshMs must be between 0 and %d (got %d)", MaxLongPollMs, s.refreshMs)
 	case s.maxConns < 0:
@@ -315,7 +324,7 @@ func (s *Server) Listen() (net.Addr, error) {
 		ln.Close()
 		return nil, nonLoopback(ln.Addr().String())
 	}
-	s.ln = rawTargetListener{Listener: newLimitListener(ln, s.maxConns, s.logf), secret: s.secret}
+	s.ln = rawTargetListener{Listener: newLimitListener(ln, s.maxConns, s.base, s.logf), secret: s.secret}
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.To4() != nil {
 		s.boundHost.Store(tcp.IP.String())
 	}
@@ -338,6 +347,12 @@ func (s *Server) Serve(ctx context.Context) error {
 		ReadHeaderTimeout: s.headerTimeout,
 		IdleTimeout:       s.idleTimeout,
 		ErrorLog:          log.New(logWriter(s.logf), "", 0),
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			if reserveConn(c) {
+				return context.WithValue(ctx, reserveKey{}, true)
+			}
+			return ctx
+		},
 	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(s.ln) }()
@@ -356,6 +371,10 @@ func (s *Server) Serve(ctx context.Context) error {
 	<-done
 	return nil
 }
+
+// reserveKey marks the context of a request on a connection served past the
+// connection ceiling (see limitListener).
+type reserveKey struct{}
 
 // logWriter adapts Logf for the standard library's loggers.
 type logWriter func(format string, args ...any)

@@ -20,8 +20,8 @@ type snap struct {
 	extensions object // the §4.6 projection, computed once per snapshot
 	at         int64
 	order      int64 // st.touches when stored: orders snapshots of the same ms
-	reporterID any // string, or nil when the check-in carried no string reporterId
-	pub        any // its page's public name (publicID), or nil like reporterID
+	reporterID any   // string, or nil when the check-in carried no string reporterId
+	pub        any   // its page's public name (publicID), or nil like reporterID
 }
 
 // slot is what the relay knows of one page (one reporterId; id-less pages share
@@ -68,7 +68,7 @@ type command struct {
 	pickedBy string
 	pickedAt int64
 	pickedN  int64 // the taker's checkIns when it took it
-	gen      int // invalidates a deadline timer that fired while being restarted
+	gen      int   // invalidates a deadline timer that fired while being restarted
 	timer    *time.Timer
 	done     chan reply // buffered: whoever settles never blocks
 	// probe: the relay's own refresh probe (probeID), never shown to a caller;
