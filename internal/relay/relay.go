@@ -30,7 +30,8 @@ import (
 // Defaults of Options. The command wrapper uses DefaultLongPollMs for its flag,
 // because Options.LongPollMs == 0 means "no long-poll".
 const (
-	DefaultListen = "127.0.0.1:" + DefaultPort
+	// DefaultListen is "localhost": 127.0.0.1 and ::1 both (see listenAll).
+	DefaultListen = "localhost:" + DefaultPort
 	// DefaultPort is used by no common dev server (Vite 5173, the upstream
 	// playground 5273, …), so dtb relay and the app's own server never collide.
 	DefaultPort       = "7357"
@@ -307,22 +308,18 @@ func (s *Server) Listen() (net.Addr, error) {
 	if s.ln != nil {
 		return s.ln.Addr(), nil
 	}
-	ln, err := net.Listen("tcp", s.listen)
-	if errors.Is(err, syscall.EADDRINUSE) {
+	ln, err := listenAll(s.listen)
+	var inUse *inUseError
+	if errors.As(err, &inUse) {
 		return nil, &OptionError{
 			Reason: "port-in-use",
 			Message: fmt.Sprintf("relay: %s is already in use (another dtb relay, or a dev server?). "+
-				"Pick another address, or --listen 127.0.0.1:0 for a free port (the ready line says which).", s.listen),
-			err: err,
+				"Pick another address, or --listen 127.0.0.1:0 for a free port (the ready line says which).", inUse.addr),
+			err: inUse.err,
 		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("relay: %w", err)
-	}
-	// "localhost" is resolved by the system; check what was actually bound.
-	if tcp, ok := ln.Addr().(*net.TCPAddr); !ok || !tcp.IP.IsLoopback() {
-		ln.Close()
-		return nil, nonLoopback(ln.Addr().String())
 	}
 	s.ln = rawTargetListener{Listener: newLimitListener(ln, s.maxConns, s.base, s.logf), secret: s.secret}
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.To4() != nil {
@@ -330,6 +327,124 @@ func (s *Server) Listen() (net.Addr, error) {
 	}
 	return ln.Addr(), nil
 }
+
+type inUseError struct {
+	addr string
+	err  error
+}
+
+func (e *inUseError) Error() string { return e.addr + ": " + e.err.Error() }
+
+// listenAll binds addr. "localhost" is every loopback address a browser may reach
+// under that name, 127.0.0.1 and ::1 (Chrome tries both whatever the hosts file
+// says), on one port: bound to one only, a second relay on the other address of the
+// same port would start beside it, and a page would check in to one while dtb
+// reads the other. An address the machine does not have (no IPv6) is skipped; one
+// in use is an *inUseError. With port 0 the port the first address got is used for
+// the others, retried a few times when one of them has it taken.
+func listenAll(addr string) (net.Listener, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || !strings.EqualFold(host, "localhost") {
+		ln, err := net.Listen("tcp", addr)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return nil, &inUseError{addr, err}
+		}
+		return ln, err
+	}
+	for try := 0; ; try++ {
+		lns, err := bindLoopbacks(port)
+		var inUse *inUseError
+		if errors.As(err, &inUse) && port == "0" && try < 5 {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(lns) == 1 {
+			return lns[0], nil
+		}
+		return newMultiListener(lns), nil
+	}
+}
+
+func bindLoopbacks(port string) ([]net.Listener, error) {
+	var lns []net.Listener
+	fail := func(err error) ([]net.Listener, error) {
+		for _, ln := range lns {
+			ln.Close()
+		}
+		return nil, err
+	}
+	for i, ip := range []string{"127.0.0.1", "::1"} {
+		a := net.JoinHostPort(ip, port)
+		ln, err := net.Listen("tcp", a)
+		switch {
+		case errors.Is(err, syscall.EADDRINUSE):
+			return fail(&inUseError{a, err})
+		case err != nil && i > 0:
+			continue // no such address here (IPv6 off)
+		case err != nil:
+			return fail(err)
+		}
+		lns = append(lns, ln)
+		_, port, _ = net.SplitHostPort(ln.Addr().String())
+	}
+	return lns, nil
+}
+
+// multiListener accepts from several listeners as one; Addr is the first's.
+type multiListener struct {
+	lns   []net.Listener
+	conns chan net.Conn
+	errc  chan error
+	done  chan struct{}
+	once  sync.Once
+}
+
+func newMultiListener(lns []net.Listener) *multiListener {
+	m := &multiListener{lns: lns, conns: make(chan net.Conn), errc: make(chan error, len(lns)), done: make(chan struct{})}
+	for _, ln := range lns {
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					m.errc <- err
+					return
+				}
+				select {
+				case m.conns <- c:
+				case <-m.done:
+					c.Close()
+					return
+				}
+			}
+		}()
+	}
+	return m
+}
+
+func (m *multiListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-m.conns:
+		return c, nil
+	case err := <-m.errc:
+		m.Close()
+		m.errc <- err // later Accepts fail too
+		return nil, err
+	}
+}
+
+func (m *multiListener) Close() error {
+	m.once.Do(func() {
+		close(m.done)
+		for _, ln := range m.lns {
+			ln.Close()
+		}
+	})
+	return nil
+}
+
+func (m *multiListener) Addr() net.Addr { return m.lns[0].Addr() }
 
 // Serve serves until ctx is done (binding first if Listen was not called). Then it
 // stops handing out commands, answers the callers of those not picked up with 503

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -920,4 +921,64 @@ func TestStaticNeverLeavesItsFolder(t *testing.T) {
 			t.Errorf("fifo: %d %q", r.status, r.raw)
 		}
 	}
+}
+
+// Issue 22.5: a relay on "localhost" holds 127.0.0.1 and ::1 on its port (a
+// browser may reach either under that name), so a second relay on either address
+// of that port cannot start beside it, in either order.
+func TestLocalhostTakesEveryLoopbackAddress(t *testing.T) {
+	if ln, err := net.Listen("tcp", "[::1]:0"); err != nil {
+		t.Skip("no IPv6 loopback here")
+	} else {
+		ln.Close()
+	}
+	a, err := New(Options{Listen: "localhost:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, err := a.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := fmt.Sprint(addr.(*net.TCPAddr).Port)
+	for _, other := range []string{"[::1]:" + port, "127.0.0.1:" + port} {
+		b, err := New(Options{Listen: other})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = b.Listen()
+		var oe *OptionError
+		if !errors.As(err, &oe) || oe.Reason != "port-in-use" {
+			t.Errorf("a relay on %s beside one on localhost:%s: %v", other, port, err)
+		}
+	}
+	// The other order: a relay on [::1] first, then one on localhost.
+	ln, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, _ := New(Options{Listen: "localhost:" + fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)})
+	_, err = c.Listen()
+	var oe *OptionError
+	if !errors.As(err, &oe) || oe.Reason != "port-in-use" || !strings.Contains(oe.Message, "[::1]") {
+		t.Errorf("localhost beside [::1]: %v", err)
+	}
+	// Both addresses are served.
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Serve(ctx) }()
+	for _, host := range []string{"127.0.0.1", "[::1]"} {
+		res, err := http.Get("http://" + host + ":" + port + "/__dev-toolbar/state")
+		if err != nil {
+			t.Errorf("%s: %v", host, err)
+			continue
+		}
+		res.Body.Close()
+		if res.StatusCode != 503 {
+			t.Errorf("%s: %d", host, res.StatusCode)
+		}
+	}
+	cancel()
+	<-done
 }
