@@ -20,7 +20,7 @@ Examples:
   dtb commands -r --jq '.commands[].id'
   dtb commands --jq '.commands[] | select(.id == "flags.set") | .input.fields'`,
 		Flags: toolbarCommandFlags(
-			&cli.DurationFlag{Name: "timeout", Value: relayclient.DefaultTimeout, Usage: "give up after `DURATION`", EnvVars: []string{"DTB_TIMEOUT"}},
+			&cli.DurationFlag{Name: "timeout", Value: relayclient.DefaultTimeout, Usage: "give up after `DURATION`, the whole command's deadline across its requests", EnvVars: []string{"DTB_TIMEOUT"}},
 		),
 		Action: action(noArgs(func(c *cli.Context, inv *invocation) (any, error) {
 			t, done, err := toolbarTransport(c, inv, c.Duration("timeout"))

@@ -16,7 +16,7 @@ func init() {
 		Name:     "relay",
 		Category: catRelay,
 		Usage:    "serve the /__dev-toolbar relay routes (loopback only), alone or in front of a dev server",
-		UsageText: `dtb relay [--listen 127.0.0.1:7357] [--upstream URL | --static DIR] [--stale-ms 3000] [--timeout-ms 10000]
+		UsageText: `dtb relay [--listen localhost:7357] [--upstream URL | --static DIR] [--stale-ms 3000] [--timeout-ms 10000]
 
 Runs the receiving half of the toolbar's report transport: the page checks in at
 POST /__dev-toolbar/state, and dtb state / commands / run talk to the same routes.

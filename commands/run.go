@@ -31,11 +31,11 @@ over a relay ranIn and waitedMs. A command that throws is exit 1 (reason threw).
 Examples:
   dtb run flags.set key=search.rank value=9 --jq .ok
   dtb run flags.set '{"key":"new-header","value":true}'
-  echo '{"key":"search.rank"}' | dtb run flags.reset -`,
+  echo '{"key":"search.rank"}' | dtb run flags.set -   # no value: clears the override`,
 		Flags: toolbarCommandFlags(
 			&cli.StringFlag{Name: "input-file", Usage: "read the input JSON from `FILE` (- for stdin)"},
 			&cli.BoolFlag{Name: "no-check", Usage: "send the input without checking it against the command's fields", EnvVars: []string{"DTB_NO_CHECK"}},
-			&cli.DurationFlag{Name: "timeout", Value: relayclient.DefaultTimeout, Usage: "give up after `DURATION` (above the relay's own 10 s so its 504 reaches you)", EnvVars: []string{"DTB_TIMEOUT"}},
+			&cli.DurationFlag{Name: "timeout", Value: relayclient.DefaultTimeout, Usage: "give up after `DURATION`, the whole command's deadline across its requests (the default is above the relay's own 10 s so its 504 reaches you)", EnvVars: []string{"DTB_TIMEOUT"}},
 		),
 		Action: action(runCommand),
 	})
@@ -56,7 +56,8 @@ func runCommand(c *cli.Context, inv *invocation) (any, error) {
 		return nil, err
 	}
 	defer done()
-	return toolbar.RunChecked(c.Context, t, id, in, !c.Bool("no-check"))
+	warn := func(w toolbar.Warning) { inv.printer.Warn(w.Reason, w.Message, nil) }
+	return toolbar.RunChecked(c.Context, t, id, in, !c.Bool("no-check"), c.String("reporter"), warn)
 }
 
 // commandInput reads the input from the arguments, --input-file or stdin.

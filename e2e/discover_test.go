@@ -229,7 +229,7 @@ func TestRelayDiscovery(t *testing.T) {
 // suggesting a free port, instead of a bare listen error.
 func TestRelayDefaultPortAndPortInUse(t *testing.T) {
 	port := portOfURL(t, relayclient.DefaultBase)
-	if port != relay.DefaultPort || relay.DefaultListen != "127.0.0.1:"+port {
+	if port != relay.DefaultPort || relay.DefaultListen != "localhost:"+port {
 		t.Errorf("dtb relay listens on %s by default, dtb looks at %s first", relay.DefaultListen, relayclient.DefaultBase)
 	}
 	for _, p := range append([]int{5273}, relayclient.CommonPorts...) {

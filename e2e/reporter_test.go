@@ -68,8 +68,11 @@ func TestReporterOnOneSlotRelay(t *testing.T) {
 			{"run", "flags.set", "key=search.rank", "value=4"},
 			{"run", "flags.set", "key=search.rank", "value=4", "--no-check"},
 		} {
-			e := dtb(t, append(append(args, "--reporter", "does-not-exist"), relay...)...).Fails(t, 3, "no-such-reporter")
-			if e["reporter"] != "does-not-exist" || fmt.Sprint(e["reporterIds"]) != "["+a+"]" {
+			// One page reports and its snapshot is stored: it could be another page
+			// (issue 22.7: a closed tab's snapshot stays), so after a watch dtb says
+			// what it saw and what it cannot tell.
+			e := dtb(t, append(append(args, "--reporter", "does-not-exist"), relay...)...).Fails(t, 7, "wrong-reporter")
+			if e["reporter"] != "does-not-exist" || fmt.Sprint(e["seenReporterIds"]) != "["+a+"]" {
 				t.Errorf("%v: %v", args, e)
 			}
 		}
@@ -117,6 +120,15 @@ func TestReporterOnOneSlotRelay(t *testing.T) {
 		}
 		if v := flagEffective(t, dtb(t, "state", "--via", "cdp", "--tab", tabA).Stdout, "search.rank"); v != 3.0 {
 			t.Errorf("tab A: search.rank %v, want 3 (untouched)", v)
+		}
+
+		// Issue 22.7: B leaves (its reporter stops; its snapshot stays stored) and
+		// A, idle, sends none: --reporter A is not "no such page".
+		evalIn(t, tabB, "__fixture.teardown()")
+		dtb(t, append([]string{"state", "--until", ".connection.reporters == 1", "--timeout", "20s"}, relay...)...).OK(t)
+		e := dtb(t, append([]string{"state", "--reporter", a}, relay...)...).Fails(t, 7, "wrong-reporter")
+		if msg := fmt.Sprint(e["error"]); !strings.Contains(msg, "idle") || fmt.Sprint(e["seenReporterIds"]) != "["+b+"]" {
+			t.Errorf("--reporter A after B left: %v", e)
 		}
 	})
 

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -253,4 +254,16 @@ func jsonEq(t *testing.T, got any, want string) {
 	if g, w := string(render(got)), string(render(w)); g != w {
 		t.Fatalf("got %s, want %s", g, w)
 	}
+}
+
+// pub is the public name callers see for the page with reporterId id.
+func (rt *relayT) pub(id string) string { return rt.s.publicID(id) }
+
+// pubs is the JSON array of the public names of ids.
+func (rt *relayT) pubs(ids ...string) string {
+	q := make([]string, len(ids))
+	for i, id := range ids {
+		q[i] = strconv.Quote(rt.pub(id))
+	}
+	return "[" + strings.Join(q, ",") + "]"
 }

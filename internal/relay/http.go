@@ -71,8 +71,17 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		})
 		return
 	}
+	if r.Context().Value(reserveKey{}) != nil {
+		// Room kept for the relay's routes past the ceiling: one request, then close.
+		w.Header().Set("Connection", "close")
+	}
 	if !ours {
 		s.limitBody(w, r)
+		if r.Header.Get("Upgrade") == "" {
+			dw := &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), d: s.writeTimeout}
+			defer dw.clear()
+			w = dw
+		}
 		s.fallback.ServeHTTP(w, r)
 		return
 	}
@@ -208,6 +217,20 @@ func (s *Server) postState(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	// A public name is what callers are told; a page never sends one (its id is
+	// random: a UUID, or r-…), so a check-in under one is a process posing as the
+	// page it names, and is refused before it can change anything.
+	if rid, _ := body.get("reporterId"); rid != nil {
+		if str, ok := rid.(string); ok && isPublicID(str) {
+			s.send(w, http.StatusForbidden, object{
+				{"ok", false},
+				{"reason", "reserved-reporter-id"},
+				{"message", "Refused: reporterId " + quote(str) + " has the form of the public names this relay gives pages (" +
+					publicPrefix + " and " + fmt.Sprint(publicHex) + " hex digits). Callers see public names; a page checks in with its own reporterId."},
+			})
+			return
+		}
+	}
 	pending, h := s.checkIn(body)
 	if h != nil {
 		select {
@@ -225,7 +248,9 @@ func (s *Server) postState(w http.ResponseWriter, r *http.Request) {
 		}
 		out[i] = e
 	}
-	s.send(w, http.StatusOK, object{{"ok", true}, {"pending", out}})
+	if err := s.sendErr(w, http.StatusOK, object{{"ok", true}, {"pending", out}}); err != nil && len(pending) > 0 {
+		s.undelivered(pending)
+	}
 }
 
 func (s *Server) postCommand(w http.ResponseWriter, r *http.Request, rawID, reporter string) {
@@ -260,7 +285,7 @@ func (s *Server) postCommand(w http.ResponseWriter, r *http.Request, rawID, repo
 			return
 		}
 	}
-	c, refusal := s.enqueue(id, input, hasInput, reporter)
+	c, refusal := s.enqueue(id, input, hasInput, len(text), reporter)
 	if refusal != nil {
 		s.send(w, refusal.status, refusal.body)
 		return
@@ -415,14 +440,47 @@ func (s *Server) refuseOversize(w http.ResponseWriter, r *http.Request, started 
 
 // send writes a relay answer: JSON.stringify(body, null, 2) + "\n".
 func (s *Server) send(w http.ResponseWriter, status int, body any) {
+	_ = s.sendErr(w, status, body)
+}
+
+// sendErr is send, saying whether the whole answer reached the connection.
+func (s *Server) sendErr(w http.ResponseWriter, status int, body any) error {
 	b := render(body)
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Length", strconv.Itoa(len(b)))
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Now().Add(s.writeTimeout))
+	defer rc.SetWriteDeadline(time.Time{}) // the connection may serve another request
 	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	return rc.Flush()
 }
+
+// deadlineWriter gives every write of an answer the write timeout: a client that
+// stops reading loses its connection, one that keeps reading keeps it.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+	d  time.Duration
+}
+
+func (w *deadlineWriter) Write(p []byte) (int, error) {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(w.d))
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *deadlineWriter) Flush() { _ = w.rc.Flush() }
+
+// clear lifts the deadline once the answer is written (keep-alive).
+func (w *deadlineWriter) clear() { _ = w.rc.SetWriteDeadline(time.Time{}) }
+
+// Unwrap lets http.ResponseController reach the connection (the proxy's flushes
+// and protocol switches).
+func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // jsTrim is String.prototype.trim: JavaScript's whitespace and line terminators,
 // which differ from unicode.IsSpace (U+FEFF yes, U+0085 no).

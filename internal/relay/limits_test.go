@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -87,37 +89,79 @@ func TestConnectionTimeouts(t *testing.T) {
 }
 
 // Issue 10.7: past the connection ceiling a new connection is refused with 503
-// too-many-connections; when one closes, requests are served again.
+// too-many-connections; when one closes, requests are served again. Issue 22.6:
+// room is kept past the ceiling for the relay's own routes (the page's check-ins
+// and its callers), so a flood of connections to the app cannot cut the page off;
+// past that room too, everything is refused.
 func TestConnectionCeiling(t *testing.T) {
 	rt := serveRelay(t, Options{MaxConns: 2})
 	addr := strings.TrimPrefix(rt.url, "http://")
-	var idle []net.Conn
-	for range 2 {
+	ll := rt.s.ln.(rawTargetListener).Listener.(*limitListener)
+	dial := func() net.Conn {
 		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer c.Close()
-		idle = append(idle, c)
+		t.Cleanup(func() { c.Close() })
+		return c
 	}
-	r := rt.do("GET", "/__dev-toolbar/state", "")
-	for i := 0; r.status != 503 || r.str("reason") != "too-many-connections"; i++ {
-		// The server may not have accepted the idle ones yet.
+	idle := []net.Conn{dial(), dial()}
+	for i := 0; ll.open.Load() < 2; i++ {
 		if i > 100 {
-			t.Fatalf("past the ceiling: %d %s", r.status, r.raw)
+			t.Fatalf("the server did not accept the idle connections")
 		}
 		time.Sleep(20 * time.Millisecond)
-		r = rt.do("GET", "/__dev-toolbar/state", "")
 	}
+	r := rt.do("GET", "/index.html", "")
+	expectReason(t, r, 503, "too-many-connections")
+	r = rt.do("POST", "/__dev-toolbar/state", body("tab-a", true, ""))
+	if r.status != 200 {
+		t.Fatalf("a check-in past the ceiling: %d %v %s", r.status, r.header, r.raw)
+	}
+	// The room kept is taken (a connection that has not sent its request yet).
+	dial()
+	for i := 0; ll.reserved.Load() < 1; i++ {
+		if i > 100 {
+			t.Fatalf("the third connection was not screened")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	expectReason(t, rt.do("GET", "/__dev-toolbar/state", ""), 503, "too-many-connections")
 	idle[0].Close()
 	for i := 0; ; i++ {
-		r = rt.do("GET", "/__dev-toolbar/state", "")
-		if r.str("reason") == "no-page-connected" {
+		r = rt.do("GET", "/index.html", "")
+		if r.status == 200 {
 			break
 		}
 		if i > 100 {
 			t.Fatalf("after a connection closed: %d %s", r.status, r.raw)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Issue 22.6: a client that stops reading an answer loses its connection after
+// the write timeout, instead of holding it (and a connection slot) for as long as
+// it likes.
+func TestStalledReaderIsCutOff(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "big.bin"), make([]byte, 32<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rt := serveRelay(t, Options{Static: dir, WriteTimeout: 300 * time.Millisecond})
+	ll := rt.s.ln.(rawTargetListener).Listener.(*limitListener)
+	c, err := net.Dial("tcp", strings.TrimPrefix(rt.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "GET /big.bin HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+	// Read nothing: the server's write stalls on full socket buffers.
+	deadline := time.Now().Add(10 * time.Second)
+	for ll.open.Load() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("a stalled reader still holds its connection after 10 s (write timeout 300 ms)")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -129,44 +129,120 @@ func isHex(c byte) bool {
 }
 
 // limitListener keeps at most max connections open. A connection past the
-// ceiling is answered 503 too-many-connections (after its request headers, so the
-// client reads the answer instead of a reset) and closed; it never reaches the
-// server, so idle or slow connections cannot starve the page and its callers.
+// ceiling is not served as usual: up to reserve more are kept for the relay's own
+// routes (the page's check-ins and its callers), so a flood of connections to the
+// app's files cannot cut the page off. Such a connection's request headers are read
+// first (briefly): a request under base is served, on a connection closed after
+// it (Connection: close); anything else, or one past the reserve too, is answered
+// 503 too-many-connections (after its request headers, so the client reads the
+// answer instead of a reset) and closed.
 type limitListener struct {
 	net.Listener
-	max  int
-	open atomic.Int64
-	logf func(format string, args ...any)
+	max, reserve int
+	base         string
+	open         atomic.Int64
+	reserved     atomic.Int64
+	logf         func(format string, args ...any)
+
+	start sync.Once
+	conns chan net.Conn
+	err   chan error
 }
 
-func newLimitListener(ln net.Listener, max int, logf func(string, ...any)) *limitListener {
-	return &limitListener{Listener: ln, max: max, logf: logf}
+func newLimitListener(ln net.Listener, ceiling int, base string, logf func(string, ...any)) *limitListener {
+	return &limitListener{Listener: ln, max: ceiling, reserve: max(1, ceiling/8), base: base, logf: logf,
+		conns: make(chan net.Conn), err: make(chan error, 1)}
 }
 
 func (l *limitListener) Accept() (net.Conn, error) {
+	l.start.Do(func() { go l.accept() })
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case err := <-l.err:
+		l.err <- err // every later Accept fails the same way
+		return nil, err
+	}
+}
+
+func (l *limitListener) accept() {
 	for {
 		c, err := l.Listener.Accept()
 		if err != nil {
-			return nil, err
+			l.err <- err
+			return
 		}
-		if l.open.Add(1) > int64(l.max) {
-			l.open.Add(-1)
-			l.logf("relay: refused a connection from %s: %d connections are open (the ceiling)", c.RemoteAddr(), l.max)
-			go refuseConn(c, l.max)
+		if l.open.Add(1) <= int64(l.max) {
+			if !l.deliver(&limitConn{Conn: c, release: func() { l.open.Add(-1) }}) {
+				return
+			}
 			continue
 		}
-		return &limitConn{Conn: c, l: l}, nil
+		l.open.Add(-1)
+		if l.reserved.Add(1) > int64(l.reserve) {
+			l.reserved.Add(-1)
+			l.logf("relay: refused a connection from %s: %d connections are open (the ceiling)", c.RemoteAddr(), l.max)
+			go refuseConn(c, l.max, nil)
+			continue
+		}
+		go l.screen(c)
 	}
+}
+
+// deliver hands c to Accept; false when the listener is closed meanwhile.
+func (l *limitListener) deliver(c net.Conn) bool {
+	select {
+	case l.conns <- c:
+		return true
+	case err := <-l.err:
+		l.err <- err
+		c.Close()
+		return false
+	}
+}
+
+// screen reads the first request's headers of a connection past the ceiling and
+// serves it only when it is for the relay's routes.
+func (l *limitListener) screen(c net.Conn) {
+	release := func() { l.reserved.Add(-1) }
+	head := readHead(c)
+	if !l.forBase(head) {
+		l.logf("relay: refused a connection from %s: %d connections are open (the ceiling; room is kept for %s only)", c.RemoteAddr(), l.max, l.base)
+		release() // refused: it no longer takes the room kept
+		refuseConn(c, l.max, head)
+		return
+	}
+	_ = c.SetDeadline(time.Time{})
+	l.deliver(&limitConn{Conn: c, release: release, pre: head, reserve: true})
+}
+
+func (l *limitListener) forBase(head []byte) bool {
+	line, _, _ := bytes.Cut(head, []byte("\n"))
+	_, rest, _ := strings.Cut(string(line), " ")
+	target, _, _ := strings.Cut(rest, " ")
+	path, _, _ := strings.Cut(target, "?")
+	return path == l.base || strings.HasPrefix(path, l.base+"/")
 }
 
 type limitConn struct {
 	net.Conn
-	l    *limitListener
-	once sync.Once
+	release func()
+	once    sync.Once
+	pre     []byte // bytes read while screening it, not yet read by the server
+	reserve bool   // past the ceiling: served once, for the relay's routes
+}
+
+func (c *limitConn) Read(p []byte) (int, error) {
+	if len(c.pre) > 0 {
+		n := copy(p, c.pre)
+		c.pre = c.pre[n:]
+		return n, nil
+	}
+	return c.Conn.Read(p)
 }
 
 func (c *limitConn) Close() error {
-	c.once.Do(func() { c.l.open.Add(-1) })
+	c.once.Do(c.release)
 	return c.Conn.Close()
 }
 
@@ -177,9 +253,18 @@ func (c *limitConn) CloseWrite() error {
 	return nil
 }
 
-// refuseConn reads the request headers (briefly), answers 503 and closes.
-func refuseConn(c net.Conn, max int) {
-	defer c.Close()
+// reserveConn reports whether c (as the server sees it) is a connection served
+// past the ceiling.
+func reserveConn(c net.Conn) bool {
+	if rc, ok := c.(*rawTargetConn); ok {
+		c = rc.Conn
+	}
+	lc, ok := c.(*limitConn)
+	return ok && lc.reserve
+}
+
+// readHead reads a request's headers (briefly, at most maxRequestLine bytes).
+func readHead(c net.Conn) []byte {
 	_ = c.SetDeadline(time.Now().Add(2 * time.Second))
 	buf := make([]byte, 0, 4096)
 	chunk := make([]byte, 4096)
@@ -190,6 +275,17 @@ func refuseConn(c net.Conn, max int) {
 			break
 		}
 	}
+	return buf
+}
+
+// refuseConn reads the request headers (briefly) unless head has them, answers
+// 503 and closes.
+func refuseConn(c net.Conn, max int, head []byte) {
+	defer c.Close()
+	if head == nil {
+		readHead(c)
+	}
+	_ = c.SetDeadline(time.Now().Add(2 * time.Second))
 	b := render(object{
 		{"ok", false},
 		{"reason", "too-many-connections"},

@@ -2,6 +2,8 @@ package relay
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -195,7 +197,7 @@ func TestAbandonedHold(t *testing.T) {
 		t.Fatalf("command lost with the abandoned hold: %v", p)
 	}
 	rt.checkIn(body("tab-b", true, "", result(tokenOf(p[0]), `{"ok":true}`)))
-	if r := recv(t, cmd, time.Second); r.str("ranIn") != "tab-b" {
+	if r := recv(t, cmd, time.Second); r.str("ranIn") != rt.pub("tab-b") {
 		t.Errorf("%s", r.raw)
 	}
 }
@@ -227,7 +229,8 @@ func TestPerPageSlots(t *testing.T) {
 	r = rt.do("GET", "/__dev-toolbar/state", "")
 	jsonEq(t, r.field("extensions", "who"), `"tab-b"`)
 	jsonEq(t, r.field("connection", "ambiguous"), `true`)
-	jsonEq(t, r.field("connection", "allowRun"), `true`) // the last check-in's (tab-c's)
+	jsonEq(t, r.field("connection", "reporterId"), strconv.Quote(rt.pub("tab-b"))) // never the id itself
+	jsonEq(t, r.field("connection", "allowRun"), `true`)                           // the last check-in's (tab-c's)
 	c := rt.do("GET", "/__dev-toolbar/commands?reporter=tab-b", "")
 	jsonEq(t, c.field("allowRun"), `false`)
 	jsonEq(t, c.field("connection", "reporterId"), `"tab-b"`)
@@ -235,7 +238,14 @@ func TestPerPageSlots(t *testing.T) {
 	r = rt.do("GET", "/__dev-toolbar/state?reporter=tab-zz", "")
 	expectReason(t, r, 503, "no-page-connected")
 	expectKeys(t, r.obj, "ok", "reason", "message", "connection", "reporterIds")
-	jsonEq(t, r.field("reporterIds"), `["tab-c","tab-b","tab-a"]`)
+	jsonEq(t, r.field("reporterIds"), rt.pubs("tab-c", "tab-b", "tab-a"))
+	// A page is named by its public name as well as by its id; a public-looking
+	// name is never taken for an id.
+	c = rt.do("GET", "/__dev-toolbar/commands?reporter="+rt.pub("tab-b"), "")
+	jsonEq(t, c.field("connection", "reporterId"), strconv.Quote(rt.pub("tab-b")))
+	rt.checkIn(body(rt.pub("tab-a"), true, snapshotOf("impostor")))
+	c = rt.do("GET", "/__dev-toolbar/state?reporter="+rt.pub("tab-a"), "")
+	jsonEq(t, c.field("extensions", "who"), `"tab-a"`)
 	if r.str("message") != `No page with reporterId "tab-zz" has checked in to /__dev-toolbar (or it has not for a long time). Known reporters are listed in reporterIds.` {
 		t.Errorf("message %q", r.str("message"))
 	}
@@ -263,10 +273,10 @@ func TestTargetedCommands(t *testing.T) {
 	}
 	rt.checkIn(body("tab-b", true, "", result(tokenOf(pb[0]), `{"ok":true}`)))
 	rt.checkIn(body("tab-a", true, "", result(tokenOf(pa[0]), `{"ok":true}`)))
-	if r := recv(t, ch, time.Second); r.str("ranIn") != "tab-b" {
+	if r := recv(t, ch, time.Second); r.str("ranIn") != "tab-b" { // named by its id: shown by it
 		t.Errorf("%s", r.raw)
 	}
-	if r := recv(t, any, time.Second); r.str("ranIn") != "tab-a" {
+	if r := recv(t, any, time.Second); r.str("ranIn") != rt.pub("tab-a") {
 		t.Errorf("%s", r.raw)
 	}
 
@@ -288,7 +298,7 @@ func TestTargetedCommands(t *testing.T) {
 	// Unknown and stale targets are refused at once, naming the page.
 	r = rt.do("POST", "/__dev-toolbar/commands/x?reporter=nobody", "")
 	expectReason(t, r, 503, "no-page-connected")
-	jsonEq(t, r.field("reporterIds"), `["tab-a","tab-c","tab-b"]`)
+	jsonEq(t, r.field("reporterIds"), rt.pubs("tab-a", "tab-c", "tab-b"))
 	time.Sleep(900 * time.Millisecond)
 	rt.checkIn(body("tab-c", true, ""))
 	r = rt.do("POST", "/__dev-toolbar/commands/x?reporter=tab-a", "")
@@ -300,9 +310,14 @@ func TestTargetedCommands(t *testing.T) {
 }
 
 // Each held page is answered only for its own commands; untargeted ones go to the
-// page held longest.
+// most recently arrived check-in (issue 22.2: after a hot reload, the one held
+// longest is the stopped reporter's).
 func TestTargetedCommandsReleaseOnlyTheirPage(t *testing.T) {
 	rt := newRelay(t, Options{LongPollMs: DefaultLongPollMs})
+	// Both pages known first: a page's first check-in releases the held check-ins
+	// of its instance's other pages (TestNewReporterReleasesTheOldOnesHold).
+	rt.checkIn(body("tab-a", true, "", result("c0-none", `{}`)))
+	rt.checkIn(body("tab-b", true, "", result("c0-none", `{}`)))
 	ha := rt.async("POST", "/__dev-toolbar/state", body("tab-a", true, ""))
 	rt.waitHeld(1)
 	hb := rt.async("POST", "/__dev-toolbar/state", body("tab-b", true, ""))
@@ -317,13 +332,70 @@ func TestTargetedCommandsReleaseOnlyTheirPage(t *testing.T) {
 	recv(t, cb, time.Second)
 	rt.waitHeld(2) // tab-b's follow-up is held too
 	cu := rt.async("POST", "/__dev-toolbar/commands/anyone", "")
-	pa := pending(t, recv(t, ha, time.Second))
-	if len(pa) != 1 || pa[0][1].val != "anyone" {
-		t.Fatalf("tab-a got %v", pa)
+	pu := pending(t, recv(t, hb, time.Second))
+	if len(pu) != 1 || pu[0][1].val != "anyone" {
+		t.Fatalf("tab-b got %v", pu)
 	}
-	notYet(t, hb, 20*time.Millisecond)
-	rt.checkIn(body("tab-a", true, "", result(tokenOf(pa[0]), `{"ok":true}`)))
-	if r := recv(t, cu, time.Second); r.str("ranIn") != "tab-a" {
+	notYet(t, ha, 20*time.Millisecond)
+	rt.checkIn(body("tab-b", true, "", result(tokenOf(pu[0]), `{"ok":true}`)))
+	if r := recv(t, cu, time.Second); r.str("ranIn") != rt.pub("tab-b") {
 		t.Errorf("%s", r.raw)
+	}
+}
+
+// Issue 22.2: a new reporter of an instance (a hot reload) releases the held
+// check-in of the instance's other pages, so nothing is handed to a stopped one.
+func TestNewReporterReleasesTheOldOnesHold(t *testing.T) {
+	rt := newRelay(t, Options{LongPollMs: DefaultLongPollMs})
+	old := rt.async("POST", "/__dev-toolbar/state", body("old", true, ""))
+	other := rt.async("POST", "/__dev-toolbar/state", `{"instanceId":"other","reporterId":"x","allowRun":true,"results":[]}`)
+	rt.waitHeld(2)
+	nw := rt.async("POST", "/__dev-toolbar/state", body("new", true, ""))
+	if p := pending(t, recv(t, old, time.Second)); len(p) != 0 {
+		t.Errorf("old reporter got %v", p)
+	}
+	notYet(t, other, 20*time.Millisecond) // another instance's page is left alone
+	rt.waitHeld(2)
+	cu := rt.async("POST", "/__dev-toolbar/commands/anyone", "")
+	if p := pending(t, recv(t, nw, time.Second)); len(p) != 1 {
+		t.Fatalf("new reporter got %v", p)
+	}
+	notYet(t, cu, 20*time.Millisecond)
+}
+
+// Issue 22.3: one answer hands a page at most maxBody bytes of inputs (at least one
+// command), so a big batch is handed out in parts the page can read within its
+// check-in timeout; the rest ride its follow-ups.
+func TestPickupIsBounded(t *testing.T) {
+	rt := newRelay(t, Options{})
+	rt.checkIn(body("tab-a", true, ""))
+	big := strings.Repeat("z", 1<<20)
+	var chans []chan resp
+	for i := 0; i < 10; i++ {
+		chans = append(chans, rt.async("POST", "/__dev-toolbar/commands/demo.echo", `{"s":"`+big+`"}`))
+		rt.waitQueued(i + 1)
+	}
+	got, parts := 0, 0
+	var results []string
+	for got < 10 {
+		p := pending(t, rt.checkIn(body("tab-a", true, "", results...)))
+		if len(p) == 0 || len(p) > maxBody/(1<<20) {
+			t.Fatalf("part %d: %d commands of 1 MiB", parts, len(p))
+		}
+		results = results[:0]
+		for _, e := range p {
+			results = append(results, result(tokenOf(e), `{"ok":true}`))
+		}
+		got += len(p)
+		parts++
+	}
+	rt.checkIn(body("tab-a", true, "", results...))
+	for _, ch := range chans {
+		if r := recv(t, ch, time.Second); r.status != 200 {
+			t.Errorf("%d %.200s", r.status, r.raw)
+		}
+	}
+	if parts < 3 {
+		t.Errorf("10 MiB of inputs handed out in %d parts", parts)
 	}
 }

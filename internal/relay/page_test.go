@@ -87,7 +87,11 @@ func openFixture(t *testing.T, rt *relayT, knobs string) *tab {
 	bins := browsertest.Find()
 	b := browsertest.Shared(t, cmp.Or(bins.Chrome, bins.Preferred()))
 	q, _ := url.ParseQuery(knobs)
-	if q.Get("reporterId") == "" {
+	// reporterId=auto: the page's own random id, as a real page has (not in its URL).
+	auto := q.Get("reporterId") == "auto"
+	if auto {
+		q.Del("reporterId")
+	} else if q.Get("reporterId") == "" {
 		q.Set("reporterId", "page-"+strings.ReplaceAll(t.Name(), "/", "-")+"-"+time.Now().Format("150405.000000"))
 	}
 	info := devtools(t, "PUT", b.Endpoint+"/json/new?"+rt.url+"/index.html?"+q.Encode())
@@ -100,6 +104,13 @@ func openFixture(t *testing.T, rt *relayT, knobs string) *tab {
 	tb := &tab{t: t, id: info["id"].(string), conn: conn, browser: b, reporter: q.Get("reporterId")}
 	t.Cleanup(tb.close)
 	deadline := time.Now().Add(15 * time.Second)
+	for auto && tb.reporter == "" {
+		_ = json.Unmarshal([]byte(tb.eval(`window.__fixture ? __fixture.stats().reporterId : ""`)), &tb.reporter)
+		if time.Now().After(deadline) {
+			t.Fatal("the fixture page never started its reporter")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	for !tb.checkedIn(rt) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the fixture page never checked in: %s", tb.eval(`JSON.stringify(window.__fixture && __fixture.stats())`))
@@ -354,7 +365,9 @@ func TestBusyPageIsNotGone(t *testing.T) {
 		t.Fatalf("demo.sleep: %d %.300s", r.status, r.raw)
 	}
 	for i, ch := range par {
-		if r := recv(t, ch, 10*time.Second); r.status != 200 || r.str("ranIn") != tb.reporter {
+		// Named by its id, the page is shown by it; otherwise by its public name.
+		want := []string{tb.reporter, rt.pub(tb.reporter)}[i]
+		if r := recv(t, ch, 10*time.Second); r.status != 200 || r.str("ranIn") != want {
 			t.Errorf("parallel run %d: %d %.300s", i, r.status, r.raw)
 		}
 	}
@@ -366,5 +379,180 @@ func TestBusyPageIsNotGone(t *testing.T) {
 	}
 	if r := rt.do("GET", "/__dev-toolbar/state"+q, ""); r.has("busy") || r.field("connection", "busy") != nil {
 		t.Errorf("still busy: %v", r.field("connection"))
+	}
+}
+
+// Issue 22.1: a local process that knows everything the relay tells callers
+// cannot pose as the page. It never learns the page's reporterId (callers see a
+// keyed hash of it); a check-in under any name it was told is refused, and one
+// under another name is a page of its own: a command for the page, with its
+// input, reaches only the page, and the impostor cannot answer it.
+func TestImpostorCannotPoseAsThePage(t *testing.T) {
+	rt := serveRelay(t, Options{LongPollMs: DefaultLongPollMs})
+	tb := openFixture(t, rt.relayT, "reporterId=auto")
+	st := rt.do("GET", "/__dev-toolbar/state", "")
+	run := rt.do("POST", "/__dev-toolbar/commands/demo.echo", `{"v":1}`)
+	unknown := rt.do("GET", "/__dev-toolbar/commands?reporter=nobody", "")
+	if run.status != 200 {
+		t.Fatalf("untargeted run: %d %.300s", run.status, run.raw)
+	}
+	for _, r := range []resp{st, run, unknown, rt.do("GET", "/__dev-toolbar/commands", "")} {
+		if strings.Contains(r.raw, tb.reporter) {
+			t.Errorf("a caller was shown the page's reporterId: %.400s", r.raw)
+		}
+	}
+	names := []string{fmt.Sprint(st.field("connection", "reporterId")), run.str("ranIn")}
+	ids, _ := unknown.field("reporterIds").([]any)
+	for _, v := range ids {
+		names = append(names, fmt.Sprint(v))
+	}
+	pub := rt.pub(tb.reporter)
+	for _, n := range names {
+		if n != pub {
+			t.Errorf("the page was shown as %q, want %q", n, pub)
+		}
+		forged := fmt.Sprintf(`{"protocolVersion":2,"instanceId":"playground","reporterId":%q,"allowRun":true,"snapshot":{"commands":[]},"results":[]}`, n)
+		expectReason(t, rt.checkIn(forged), 403, "reserved-reporter-id")
+	}
+
+	// The impostor keeps checking in, with no id and with one of its own, answering
+	// a token it made up; meanwhile callers run commands on the page by its name.
+	stop := make(chan struct{})
+	handed := make(chan string, 64)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			// No id and no results: held, like an idle page. Its own id: a made-up answer.
+			tail := []string{`"results":[]}`, `"reporterId":"impostor","results":[{"token":"c1-00000000000000000000000000000000","outcome":{"ok":true,"result":"forged"}}]}`}[i%2]
+			r := rt.checkIn(`{"protocolVersion":2,"instanceId":"playground","allowRun":true,` + tail)
+			if p, _ := r.field("pending").([]any); len(p) > 0 {
+				handed <- r.raw
+			}
+		}
+	}()
+	for i := 0; i < 5; i++ {
+		r := rt.do("POST", "/__dev-toolbar/commands/demo.echo?reporter="+pub, fmt.Sprintf(`{"note":"input-%d"}`, i))
+		if r.status != 200 || r.str("ranIn") != pub || fmt.Sprint(r.field("result", "note")) != fmt.Sprintf("input-%d", i) {
+			t.Errorf("command %d: %d %.300s", i, r.status, r.raw)
+		}
+	}
+	close(stop)
+	<-done
+	close(handed)
+	for raw := range handed {
+		t.Errorf("the impostor was handed: %.300s", raw)
+	}
+	if got := tb.stats()["commandsRun"]; got != 6.0 {
+		t.Errorf("the page ran %v commands, want 6", got)
+	}
+}
+
+// Issue 22.2: an HMR remount (the reporter stops with its check-in held, and a new
+// one starts in the same document) loses no untargeted command sent just after it:
+// the command goes to the new reporter, never to the held check-in of the old one,
+// which drops whatever it is answered with.
+func TestRemountLosesNoCommand(t *testing.T) {
+	rt := serveRelay(t, Options{LongPollMs: DefaultLongPollMs, TimeoutMs: 4000})
+	tb := openFixture(t, rt.relayT, "reporterId=auto")
+	for i := 0; i < 4; i++ {
+		rt.waitHeld(1)
+		tb.eval(`__fixture.remount()`)
+		time.Sleep(time.Duration(50+150*i) * time.Millisecond)
+		r := rt.do("POST", "/__dev-toolbar/commands/demo.echo", fmt.Sprintf(`{"n":%d}`, i))
+		if r.status != 200 || fmt.Sprint(r.field("result", "n")) != fmt.Sprint(i) {
+			t.Errorf("command %d after remount %d: %d %.300s", i, i, r.status, r.raw)
+		}
+	}
+}
+
+// Issue 22.4: after one of two tabs closes, an untargeted read shows the page that
+// is still there, not the closed tab's snapshot as live; and a page reloaded while
+// it runs a command is not kept live and busy for the command's whole deadline.
+func TestDepartedPageIsNotServedAsLive(t *testing.T) {
+	rt := serveRelay(t, Options{LongPollMs: DefaultLongPollMs})
+	a := openFixture(t, rt.relayT, "reporterId=auto")
+	b := openFixture(t, rt.relayT, "reporterId=auto")
+	pa, pb := rt.pub(a.reporter), rt.pub(b.reporter)
+	if r := rt.do("GET", "/__dev-toolbar/state", ""); r.field("connection", "reporterId") != pb {
+		t.Fatalf("two tabs: %v", r.field("connection"))
+	}
+	b.close()
+	until(t, 6*time.Second, "the closed tab's state is served", func() (bool, any) {
+		r := rt.do("GET", "/__dev-toolbar/state", "")
+		c := r.field("connection")
+		return r.field("connection", "reporterId") == pa && r.field("connection", "connected") == true, c
+	})
+
+	q := "?reporter=" + pa
+	_ = rt.async("POST", "/__dev-toolbar/commands/demo.sleep"+q, `{"ms":8000}`)
+	until(t, 5*time.Second, "the page never got busy", func() (bool, any) {
+		c := rt.do("GET", "/__dev-toolbar/state"+q, "").field("connection")
+		return rt.do("GET", "/__dev-toolbar/state"+q, "").field("connection", "busy", "commandId") == "demo.sleep", c
+	})
+	a.eval(`setTimeout(() => location.reload(), 0), 1`)
+	// The reloaded page's reporter is a new one; the old page is judged by its
+	// check-ins from then on (gone within --stale-ms), not busy for 10 s.
+	until(t, 6*time.Second, "the reloaded page stays busy", func() (bool, any) {
+		r := rt.do("GET", "/__dev-toolbar/state"+q, "")
+		_, busy := r.field("connection").(object).get("busy")
+		return !busy && r.field("connection", "connected") == false, r.field("connection")
+	})
+}
+
+// until polls cond until it holds, failing with what it last saw after d.
+func until(t *testing.T, d time.Duration, what string, cond func() (bool, any)) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		ok, seen := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s after %v: %v", what, d, seen)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Issue 22.3: a batch of big commands to an idle page. One pickup is bounded so
+// the page can read it within its check-in timeout, so each caller gets the truth:
+// the page's answer, or pickedUp false for a command it never took; never
+// pickedUp true for a command the page did not run.
+func TestBigBatchEachCallerGetsTheTruth(t *testing.T) {
+	rt := serveRelay(t, Options{LongPollMs: DefaultLongPollMs, TimeoutMs: 8000})
+	tb := openFixture(t, rt.relayT, "reporterId=auto&timeout=1000")
+	q := "?reporter=" + rt.pub(tb.reporter)
+	const n = 40
+	big := strings.Repeat("y", 1<<20)
+	var chans []chan resp
+	for i := 0; i < n; i++ {
+		chans = append(chans, rt.async("POST", "/__dev-toolbar/commands/demo.echo"+q, fmt.Sprintf(`{"i":%d,"s":%q}`, i, big)))
+	}
+	ok, notTaken := 0, 0
+	for i, ch := range chans {
+		r := recv(t, ch, 30*time.Second)
+		switch {
+		case r.status == 200 && fmt.Sprint(r.field("result", "i")) == fmt.Sprint(i):
+			ok++
+		case r.status == 504 && r.field("pickedUp") == false:
+			notTaken++
+		default:
+			t.Errorf("caller %d: %d %.200s", i, r.status, r.raw)
+		}
+	}
+	ran := tb.stats()["commandsRun"]
+	t.Logf("%d answered, %d not taken, the page ran %v", ok, notTaken, ran)
+	if ran != float64(ok) {
+		t.Errorf("the page ran %v commands; %d callers were answered", ran, ok)
+	}
+	if ok == 0 {
+		t.Errorf("nothing ran")
 	}
 }

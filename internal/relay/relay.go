@@ -30,7 +30,8 @@ import (
 // Defaults of Options. The command wrapper uses DefaultLongPollMs for its flag,
 // because Options.LongPollMs == 0 means "no long-poll".
 const (
-	DefaultListen = "127.0.0.1:" + DefaultPort
+	// DefaultListen is "localhost": 127.0.0.1 and ::1 both (see listenAll).
+	DefaultListen = "localhost:" + DefaultPort
 	// DefaultPort is used by no common dev server (Vite 5173, the upstream
 	// playground 5273, …), so dtb relay and the app's own server never collide.
 	DefaultPort       = "7357"
@@ -56,6 +57,11 @@ const (
 	DefaultBodyTimeout   = 30 * time.Second
 	DefaultIdleTimeout   = 30 * time.Second
 	DefaultMaxConns      = 512
+	// DefaultWriteTimeout bounds how long an answer may go without being read: a
+	// write that makes no progress for this long ends its connection. It restarts
+	// at every write, so a long download or a dev server's event stream that the
+	// client keeps reading is not cut.
+	DefaultWriteTimeout = 30 * time.Second
 )
 
 // Options configure a relay. Zero values take the defaults above, except LongPollMs.
@@ -81,6 +87,9 @@ type Options struct {
 	// HeaderTimeout, BodyTimeout and IdleTimeout bound reading a request's headers,
 	// reading its body, and an idle keep-alive connection (0: the defaults above).
 	HeaderTimeout, BodyTimeout, IdleTimeout time.Duration
+	// WriteTimeout: an answer whose client reads none of it for this long is cut
+	// off, its connection closed (0: DefaultWriteTimeout).
+	WriteTimeout time.Duration
 	// MaxConns is the ceiling on open connections (0: DefaultMaxConns); past it a
 	// new connection is answered 503 too-many-connections and closed.
 	MaxConns int
@@ -133,10 +142,11 @@ type Server struct {
 	fallback   http.Handler
 	logf       func(format string, args ...any)
 	handler    http.Handler
-	secret     string // authenticates the rawTargetHeader our own listener adds
+	secret     string   // authenticates the rawTargetHeader our own listener adds
+	idKey      [32]byte // keys publicID: per relay process, never shown
 
-	headerTimeout, bodyTimeout, idleTimeout time.Duration
-	maxConns                                int
+	headerTimeout, bodyTimeout, idleTimeout, writeTimeout time.Duration
+	maxConns                                              int
 
 	lnMu sync.Mutex
 	ln   net.Listener
@@ -165,6 +175,7 @@ func New(opts Options) (*Server, error) {
 		headerTimeout: cmp.Or(opts.HeaderTimeout, DefaultHeaderTimeout),
 		bodyTimeout:   cmp.Or(opts.BodyTimeout, DefaultBodyTimeout),
 		idleTimeout:   cmp.Or(opts.IdleTimeout, DefaultIdleTimeout),
+		writeTimeout:  cmp.Or(opts.WriteTimeout, DefaultWriteTimeout),
 		maxConns:      cmp.Or(opts.MaxConns, DefaultMaxConns),
 	}
 	if s.listen == "" {
@@ -187,8 +198,8 @@ func New(opts Options) (*Server, error) {
 		return nil, usageError("StaleMs must not be negative (got %d)", s.staleMs)
 	case s.timeoutMs < 0:
 		return nil, usageError("TimeoutMs must not be negative (got %d)", s.timeoutMs)
-	case s.headerTimeout < 0 || s.bodyTimeout < 0 || s.idleTimeout < 0:
-		return nil, usageError("the header, body and idle timeouts must not be negative")
+	case s.headerTimeout < 0 || s.bodyTimeout < 0 || s.idleTimeout < 0 || s.writeTimeout < 0:
+		return nil, usageError("the header, body, idle and write timeouts must not be negative")
 	case s.refreshMs < 0 || s.refreshMs > MaxLongPollMs:
 		return nil, usageError("RefreshMs must be between 0 and %d (got %d)", MaxLongPollMs, s.refreshMs)
 	case s.maxConns < 0:
@@ -233,6 +244,9 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.secret = hex.EncodeToString(secret[:])
+	if _, err := rand.Read(s.idKey[:]); err != nil {
+		return nil, err
+	}
 	s.state.init()
 	s.handler = http.HandlerFunc(s.serveHTTP)
 	return s, nil
@@ -294,29 +308,143 @@ func (s *Server) Listen() (net.Addr, error) {
 	if s.ln != nil {
 		return s.ln.Addr(), nil
 	}
-	ln, err := net.Listen("tcp", s.listen)
-	if errors.Is(err, syscall.EADDRINUSE) {
+	ln, err := listenAll(s.listen)
+	var inUse *inUseError
+	if errors.As(err, &inUse) {
 		return nil, &OptionError{
 			Reason: "port-in-use",
 			Message: fmt.Sprintf("relay: %s is already in use (another dtb relay, or a dev server?). "+
-				"Pick another address, or --listen 127.0.0.1:0 for a free port (the ready line says which).", s.listen),
-			err: err,
+				"Pick another address, or --listen 127.0.0.1:0 for a free port (the ready line says which).", inUse.addr),
+			err: inUse.err,
 		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("relay: %w", err)
 	}
-	// "localhost" is resolved by the system; check what was actually bound.
-	if tcp, ok := ln.Addr().(*net.TCPAddr); !ok || !tcp.IP.IsLoopback() {
-		ln.Close()
-		return nil, nonLoopback(ln.Addr().String())
-	}
-	s.ln = rawTargetListener{Listener: newLimitListener(ln, s.maxConns, s.logf), secret: s.secret}
+	s.ln = rawTargetListener{Listener: newLimitListener(ln, s.maxConns, s.base, s.logf), secret: s.secret}
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.To4() != nil {
 		s.boundHost.Store(tcp.IP.String())
 	}
 	return ln.Addr(), nil
 }
+
+type inUseError struct {
+	addr string
+	err  error
+}
+
+func (e *inUseError) Error() string { return e.addr + ": " + e.err.Error() }
+
+// listenAll binds addr. "localhost" is every loopback address a browser may reach
+// under that name, 127.0.0.1 and ::1 (Chrome tries both whatever the hosts file
+// says), on one port: bound to one only, a second relay on the other address of the
+// same port would start beside it, and a page would check in to one while dtb
+// reads the other. An address the machine does not have (no IPv6) is skipped; one
+// in use is an *inUseError. With port 0 the port the first address got is used for
+// the others, retried a few times when one of them has it taken.
+func listenAll(addr string) (net.Listener, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || !strings.EqualFold(host, "localhost") {
+		ln, err := net.Listen("tcp", addr)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return nil, &inUseError{addr, err}
+		}
+		return ln, err
+	}
+	for try := 0; ; try++ {
+		lns, err := bindLoopbacks(port)
+		var inUse *inUseError
+		if errors.As(err, &inUse) && port == "0" && try < 5 {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(lns) == 1 {
+			return lns[0], nil
+		}
+		return newMultiListener(lns), nil
+	}
+}
+
+func bindLoopbacks(port string) ([]net.Listener, error) {
+	var lns []net.Listener
+	fail := func(err error) ([]net.Listener, error) {
+		for _, ln := range lns {
+			ln.Close()
+		}
+		return nil, err
+	}
+	for i, ip := range []string{"127.0.0.1", "::1"} {
+		a := net.JoinHostPort(ip, port)
+		ln, err := net.Listen("tcp", a)
+		switch {
+		case errors.Is(err, syscall.EADDRINUSE):
+			return fail(&inUseError{a, err})
+		case err != nil && i > 0:
+			continue // no such address here (IPv6 off)
+		case err != nil:
+			return fail(err)
+		}
+		lns = append(lns, ln)
+		_, port, _ = net.SplitHostPort(ln.Addr().String())
+	}
+	return lns, nil
+}
+
+// multiListener accepts from several listeners as one; Addr is the first's.
+type multiListener struct {
+	lns   []net.Listener
+	conns chan net.Conn
+	errc  chan error
+	done  chan struct{}
+	once  sync.Once
+}
+
+func newMultiListener(lns []net.Listener) *multiListener {
+	m := &multiListener{lns: lns, conns: make(chan net.Conn), errc: make(chan error, len(lns)), done: make(chan struct{})}
+	for _, ln := range lns {
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					m.errc <- err
+					return
+				}
+				select {
+				case m.conns <- c:
+				case <-m.done:
+					c.Close()
+					return
+				}
+			}
+		}()
+	}
+	return m
+}
+
+func (m *multiListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-m.conns:
+		return c, nil
+	case err := <-m.errc:
+		m.Close()
+		m.errc <- err // later Accepts fail too
+		return nil, err
+	}
+}
+
+func (m *multiListener) Close() error {
+	m.once.Do(func() {
+		close(m.done)
+		for _, ln := range m.lns {
+			ln.Close()
+		}
+	})
+	return nil
+}
+
+func (m *multiListener) Addr() net.Addr { return m.lns[0].Addr() }
 
 // Serve serves until ctx is done (binding first if Listen was not called). Then it
 // stops handing out commands, answers the callers of those not picked up with 503
@@ -334,6 +462,12 @@ func (s *Server) Serve(ctx context.Context) error {
 		ReadHeaderTimeout: s.headerTimeout,
 		IdleTimeout:       s.idleTimeout,
 		ErrorLog:          log.New(logWriter(s.logf), "", 0),
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			if reserveConn(c) {
+				return context.WithValue(ctx, reserveKey{}, true)
+			}
+			return ctx
+		},
 	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(s.ln) }()
@@ -352,6 +486,10 @@ func (s *Server) Serve(ctx context.Context) error {
 	<-done
 	return nil
 }
+
+// reserveKey marks the context of a request on a connection served past the
+// connection ceiling (see limitListener).
+type reserveKey struct{}
 
 // logWriter adapts Logf for the standard library's loggers.
 type logWriter func(format string, args ...any)

@@ -3,10 +3,13 @@ package relay
 import (
 	"cmp"
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -16,17 +19,20 @@ type snap struct {
 	body       object
 	extensions object // the §4.6 projection, computed once per snapshot
 	at         int64
-	reporterID any // string, or nil when the check-in carried no string reporterId
+	order      int64 // st.touches when stored: orders snapshots of the same ms
+	reporterID any   // string, or nil when the check-in carried no string reporterId
+	pub        any   // its page's public name (publicID), or nil like reporterID
 }
 
 // slot is what the relay knows of one page (one reporterId; id-less pages share
 // "anonymous").
 type slot struct {
 	id         string
-	seenAt     int64 // arrival of its last check-in, or the answer to a held one
-	held       int   // check-ins of this page being held open right now
-	order      int64 // when it was last touched, in touches (ms can tie)
-	instanceID any   // last string instanceId it sent (sticky), or nil
+	pub        string // the name callers see (publicID), never id
+	seenAt     int64  // arrival of its last check-in, or the answer to a held one
+	held       int    // check-ins of this page being held open right now
+	order      int64  // when it was last touched, in touches (ms can tie)
+	instanceID any    // last string instanceId it sent (sticky), or nil
 	allowRun   bool
 	snap       *snap
 	// tickAt is the arrival of its last result-less check-in: those are sent by the
@@ -37,6 +43,13 @@ type slot struct {
 	// it checks in again.
 	gone   bool
 	goneAt int64
+	// checkIns counts its check-ins as they arrive; a command records the count
+	// when taken, so a later one shows the page has been heard from since.
+	checkIns int64
+	// arrivedAt: its last check-in's arrival; supersededAt: when a new reporter of
+	// its instance first checked in (a reload or a hot reload replaced it, or
+	// another tab opened).
+	arrivedAt, supersededAt int64
 	// arrived is closed (and replaced) when its next check-in arrives; nil until
 	// someone waits for one.
 	arrived chan struct{}
@@ -47,12 +60,15 @@ type command struct {
 	id       string
 	input    any
 	hasInput bool
+	size     int    // bytes of its input as posted: what handing it out costs
 	target   string // reporter id the command is for; "" = whichever checks in
+	shown    string // the name its caller gave the page (public or raw); "" = untargeted
 	postedAt int64
 	pickedUp bool
 	pickedBy string
 	pickedAt int64
-	gen      int // invalidates a deadline timer that fired while being restarted
+	pickedN  int64 // the taker's checkIns when it took it
+	gen      int   // invalidates a deadline timer that fired while being restarted
 	timer    *time.Timer
 	done     chan reply // buffered: whoever settles never blocks
 	// probe: the relay's own refresh probe (probeID), never shown to a caller;
@@ -79,7 +95,8 @@ type state struct {
 	allowRun   bool
 	latest     *snap // the upstream "one slot": the last snapshot of any page
 	slots      map[string]*slot
-	queue      []*command // waiting commands, in POST order
+	byPub      map[string]*slot // the same slots by public name
+	queue      []*command       // waiting commands, in POST order
 	byToken    map[string]*command
 	seq        int64
 	touches    int64
@@ -89,6 +106,7 @@ type state struct {
 
 func (st *state) init() {
 	st.slots = map[string]*slot{}
+	st.byPub = map[string]*slot{}
 	st.byToken = map[string]*command{}
 }
 
@@ -104,10 +122,34 @@ const (
 func (s *Server) nowMs() int64 { return time.Now().UnixMilli() }
 
 // live: a held check-in is a page on the line, however long ago it arrived, and
-// so is a page running a command it took (the reporter sends nothing while a
-// command runs: busy is not gone; the command's deadline bounds it).
+// so is a page busy running a command it took.
 func (s *Server) live(sl *slot, now int64) bool {
-	return sl.held > 0 || (!sl.gone && now-sl.seenAt <= s.staleMs) || s.running(sl) != nil
+	return sl.held > 0 || (!sl.gone && now-sl.seenAt <= s.staleMs) || s.busyWith(sl) != nil
+}
+
+// busyWith is the command sl is running, when it counts as busy: the reporter
+// sends nothing while a command runs, so busy is not gone (the command's deadline
+// bounds it), unless a new reporter of its instance has checked in since its last
+// check-in. Then it was most likely reloaded mid-command, and it is judged by its
+// check-ins alone, as upstream (another tab of the same app is judged that way too).
+func (s *Server) busyWith(sl *slot) *command {
+	if sl.supersededAt > sl.arrivedAt {
+		return nil
+	}
+	return s.running(sl)
+}
+
+// untargeted is the snapshot an answer about no page in particular shows: the
+// latest among live pages, so a closed tab's state is never served as live while
+// another page reports; with none live, the latest of any.
+func (s *Server) untargeted(now int64) *snap {
+	var best *snap
+	for _, sl := range s.state.slots {
+		if sl.snap != nil && s.live(sl, now) && (best == nil || sl.snap.order > best.order) {
+			best = sl.snap
+		}
+	}
+	return cmp.Or(best, s.state.latest)
 }
 
 // running is the command sl took first among those it has not answered (the
@@ -152,9 +194,10 @@ func iso(ms int64) any {
 
 // connection is the §4.5 object: of the whole relay when sl is nil, else of one
 // page. A per-page answer is never ambiguous: the caller named the page.
-func (s *Server) connection(now int64, sl *slot) object {
+// shown is the name a per-page answer gives the page: the one its caller used.
+func (s *Server) connection(now int64, sl *slot, shown string) object {
 	st := &s.state
-	instanceID, allowRun, checkedIn, latest := st.instanceID, st.allowRun, st.checkInAt, st.latest
+	instanceID, allowRun, checkedIn, latest := st.instanceID, st.allowRun, st.checkInAt, s.untargeted(now)
 	connected := s.connectedAny(now)
 	if sl != nil {
 		instanceID, allowRun, checkedIn, latest = sl.instanceID, sl.allowRun, sl.seenAt, sl.snap
@@ -163,7 +206,10 @@ func (s *Server) connection(now int64, sl *slot) object {
 	reporters := s.liveReporters(now)
 	var reportedAt, ageMs, reporterID any
 	if latest != nil {
-		reportedAt, ageMs, reporterID = iso(latest.at), now-latest.at, latest.reporterID
+		reportedAt, ageMs, reporterID = iso(latest.at), now-latest.at, latest.pub
+		if sl != nil && reporterID != nil {
+			reporterID = shown
+		}
 	}
 	conn := object{
 		{"instanceId", instanceID},
@@ -185,7 +231,7 @@ func (s *Server) connection(now int64, sl *slot) object {
 		who = s.slotOf(latest)
 	}
 	if who != nil {
-		if c := s.running(who); c != nil {
+		if c := s.busyWith(who); c != nil {
 			conn = append(conn, member{"busy", object{{"commandId", c.id}, {"ageMs", now - c.pickedAt}}})
 		}
 	}
@@ -194,8 +240,25 @@ func (s *Server) connection(now int64, sl *slot) object {
 
 // connectionFor is the connection a command's caller is shown: its page's, if it
 // named one that is still known.
-func (s *Server) connectionFor(target string, now int64) object {
-	return s.connection(now, s.state.slots[target])
+func (s *Server) connectionFor(c *command, now int64) object {
+	if c.target == "" {
+		return s.connection(now, nil, "")
+	}
+	return s.connection(now, s.state.slots[c.target], c.shown)
+}
+
+// named is the page a caller's ?reporter= names: by its public name, or by its
+// reporterId (a caller that knows the id learns nothing from the answer). A
+// public-looking name is never taken as a raw id, so a process that checks in
+// under a page's public name cannot be reached by it.
+func (s *Server) named(name string) *slot {
+	if sl := s.state.byPub[name]; sl != nil {
+		return sl
+	}
+	if isPublicID(name) {
+		return nil
+	}
+	return s.state.slots[name]
 }
 
 func (s *Server) slotFor(id string, now int64) *slot {
@@ -212,11 +275,13 @@ func (s *Server) slotFor(id string, now int64) *slot {
 		}
 		if oldest != nil {
 			delete(st.slots, oldest.id)
+			delete(st.byPub, oldest.pub)
 		}
 	}
-	sl := &slot{id: id, seenAt: now}
+	sl := &slot{id: id, pub: s.publicID(id), seenAt: now}
 	st.slots[id] = sl
-	s.logf("relay: page %s checked in for the first time", quote(id))
+	st.byPub[sl.pub] = sl
+	s.logf("relay: page %s checked in for the first time", quote(sl.pub))
 	return sl
 }
 
@@ -243,8 +308,11 @@ func (s *Server) checkIn(body object) ([]*command, *hold) {
 			id, reporterID = str, str
 		}
 	}
+	_, known := st.slots[id]
 	sl := s.slotFor(id, now)
 	s.touch(sl, now)
+	sl.checkIns++
+	sl.arrivedAt = now
 	if sl.arrived != nil {
 		close(sl.arrived)
 		sl.arrived = nil
@@ -259,9 +327,15 @@ func (s *Server) checkIn(body object) ([]*command, *hold) {
 			st.instanceID, sl.instanceID = str, str
 		}
 	}
+	if !known && sl.instanceID != nil {
+		s.releaseSuperseded(sl, now)
+	}
 	if v, _ := body.get("snapshot"); v != nil {
 		if o, ok := v.(object); ok {
-			sn := &snap{body: o, extensions: projectExtensions(o), at: now, reporterID: reporterID}
+			sn := &snap{body: o, extensions: projectExtensions(o), at: now, order: st.touches, reporterID: reporterID}
+			if reporterID != nil {
+				sn.pub = sl.pub
+			}
 			st.latest, sl.snap = sn, sn
 		}
 	}
@@ -291,7 +365,7 @@ func (s *Server) checkIn(body object) ([]*command, *hold) {
 		}
 		delivered = true
 		outcome, _ := entry.get("outcome")
-		s.settle(c, outcomeReply(c, outcome, id, now))
+		s.settle(c, outcomeReply(c, outcome, cmp.Or(c.shown, sl.pub), now))
 	}
 	// §4.12: a page that delivers a result is making progress, so the commands it
 	// still holds get a fresh deadline rather than timing out behind a slow one.
@@ -359,16 +433,24 @@ func alignedHold(limit int64) int64 {
 	return k*pagePollMs - tickMarginMs
 }
 
-// take marks and returns every unpicked command sl may run, in queue order.
-// While closing nothing is handed out.
+// take marks and returns the unpicked commands sl may run, in queue order, as
+// many as fit in maxBody bytes of input (at least one): the page must read the
+// answer within its check-in timeout, and a batch handed at once that it cannot
+// read is a batch it never took. The rest ride its next check-ins (the follow-ups
+// of these). While closing nothing is handed out.
 func (s *Server) take(sl *slot) []*command {
 	if s.state.closing {
 		return nil
 	}
 	var out []*command
+	bytes := 0
 	for _, c := range s.state.queue {
 		if !c.pickedUp && (c.target == "" || c.target == sl.id) {
-			c.pickedUp, c.pickedBy, c.pickedAt = true, sl.id, s.nowMs()
+			if len(out) > 0 && bytes+c.size > maxBody {
+				break
+			}
+			bytes += c.size
+			c.pickedUp, c.pickedBy, c.pickedAt, c.pickedN = true, sl.id, s.nowMs(), sl.checkIns
 			s.arm(c) // §4.12: the deadline restarts at pickup
 			out = append(out, c)
 		}
@@ -377,18 +459,45 @@ func (s *Server) take(sl *slot) []*command {
 }
 
 // dispatch answers held check-ins that now have something to pick up. Untargeted
-// commands go to the longest-held check-in, as they would go to the next check-in.
+// commands go to the most recently arrived check-in: after a hot reload of the
+// toolbar the old reporter's check-in is still held, and it drops what it gets.
 func (s *Server) dispatch(now int64) {
 	st := &s.state
-	for i := 0; i < len(st.holds); {
+	for i := len(st.holds) - 1; i >= 0; i-- {
+		if i >= len(st.holds) {
+			continue
+		}
 		h := st.holds[i]
 		cmds := s.take(h.slot)
 		if len(cmds) == 0 {
-			i++
 			continue
 		}
 		s.dropHold(i, now, true)
 		h.ch <- cmds
+	}
+}
+
+// releaseSuperseded answers, with nothing, the held check-ins of the other pages
+// of sl's toolbar instance when sl checks in for the first time: a new reporter of
+// an instance is what a hot reload starts while the old one's check-in is still
+// held, and that reporter has stopped. (Another tab of the same app is only asked
+// to check in again, which it does at its next tick.) Not counted as contact, so
+// a stopped reporter goes stale from its last real check-in.
+func (s *Server) releaseSuperseded(sl *slot, now int64) {
+	st := &s.state
+	for _, o := range st.slots {
+		if o != sl && o.instanceID == sl.instanceID {
+			o.supersededAt = now
+		}
+	}
+	for i := 0; i < len(st.holds); {
+		h := st.holds[i]
+		if h.slot == sl || h.slot.instanceID != sl.instanceID {
+			i++
+			continue
+		}
+		s.dropHold(i, now, false)
+		h.ch <- nil
 	}
 }
 
@@ -423,6 +532,17 @@ func (s *Server) releaseHold(h *hold) {
 	}
 }
 
+// untake puts back the commands of an answer that did not reach the page (its
+// request was gone before the answer was written, or writing it failed): the page
+// never took them, so they are not picked up.
+func (s *Server) untake(cmds []*command) {
+	for _, c := range cmds {
+		if s.state.byToken[c.token] == c && c.pickedUp {
+			c.pickedUp, c.pickedBy = false, ""
+		}
+	}
+}
+
 // abandonHold runs when a held page went away before its answer was written: the
 // tab closed or navigated. Commands handed to it are put back, because that page
 // never saw them; the page is not on the line any more, so the commands that can
@@ -437,11 +557,7 @@ func (s *Server) abandonHold(h *hold) {
 	} else {
 		select {
 		case cmds := <-h.ch:
-			for _, c := range cmds {
-				if s.state.byToken[c.token] == c {
-					c.pickedUp, c.pickedBy = false, ""
-				}
-			}
+			s.untake(cmds)
 		default:
 			return // answered and written: the page had the answer
 		}
@@ -452,7 +568,7 @@ func (s *Server) abandonHold(h *hold) {
 		return // another check-in of the same page is still on the line
 	}
 	sl.gone, sl.goneAt = true, now
-	s.logf("relay: page %s went away (its held check-in was dropped)", quote(sl.id))
+	s.logf("relay: page %s went away (its held check-in was dropped)", quote(sl.pub))
 	anyLive := s.connectedAny(now)
 	for i := 0; i < len(s.state.queue); {
 		c := s.state.queue[i]
@@ -468,9 +584,9 @@ func (s *Server) abandonHold(h *hold) {
 // goneBody answers a command whose page went away.
 func (s *Server) goneBody(c *command, now int64) object {
 	if c.target == "" {
-		return s.noPage(now, s.connection(now, nil))
+		return s.noPage(now, s.connection(now, nil, ""))
 	}
-	return s.noPageForCommand(c.target, now)
+	return s.noPageForCommand(c.shown, s.state.slots[c.target], now)
 }
 
 // arm (re)starts a command's deadline.
@@ -495,7 +611,12 @@ func (s *Server) expire(c *command, gen int) {
 		return
 	}
 	var msg string
-	if c.pickedUp {
+	if sl := s.state.slots[c.pickedBy]; c.pickedUp && sl != nil && sl.checkIns == c.pickedN {
+		// The spec's reporter sends nothing while it runs a command, and nothing
+		// ever again once stopped: the relay cannot tell which this is.
+		msg = fmt.Sprintf("The page was handed %s and has not checked in since, for %d ms: it may still be running it, or its reporter stopped and dropped it (a hot reload of the toolbar, a reload of the page).",
+			quote(c.id), now-c.pickedAt)
+	} else if c.pickedUp {
 		msg = fmt.Sprintf("The page picked up %s but did not report a result within %d ms.", quote(c.id), s.timeoutMs)
 	} else {
 		msg = fmt.Sprintf("No page picked up %s within %d ms. The bridge polls this route; is the tab open and the reporter running?", quote(c.id), s.timeoutMs)
@@ -507,7 +628,7 @@ func (s *Server) expire(c *command, gen int) {
 		{"pickedUp", c.pickedUp},
 		{"waitedMs", now - c.postedAt},
 		{"command", c.id},
-		{"connection", s.connectionFor(c.target, now)},
+		{"connection", s.connectionFor(c, now)},
 	}})
 }
 
@@ -568,7 +689,7 @@ func statusFor(outcome object) int {
 }
 
 // enqueue is §4.8 steps 3–5: refuse, or queue and hand to a held check-in.
-func (s *Server) enqueue(id string, input any, hasInput bool, target string) (*command, *reply) {
+func (s *Server) enqueue(id string, input any, hasInput bool, size int, name string) (*command, *reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := &s.state
@@ -576,22 +697,22 @@ func (s *Server) enqueue(id string, input any, hasInput bool, target string) (*c
 	if st.closing {
 		return nil, &reply{503, serverClosing(0, false)}
 	}
-	allowRun := st.allowRun
-	if target != "" {
-		sl := st.slots[target]
+	allowRun, target, shownSlot := st.allowRun, "", (*slot)(nil)
+	if name != "" {
+		sl := s.named(name)
 		if sl == nil || !s.live(sl, now) {
-			return nil, &reply{503, s.noPageForCommand(target, now)}
+			return nil, &reply{503, s.noPageForCommand(name, sl, now)}
 		}
-		allowRun = sl.allowRun
+		allowRun, target, shownSlot = sl.allowRun, sl.id, sl
 	} else if !s.connectedAny(now) {
-		return nil, &reply{503, s.noPage(now, s.connection(now, nil))}
+		return nil, &reply{503, s.noPage(now, s.connection(now, nil, ""))}
 	}
 	if !allowRun {
 		return nil, &reply{403, object{
 			{"ok", false},
 			{"reason", "run-not-allowed"},
 			{"message", "The connected page's bridge was built with allowRun: false, so it carries no runCommand. Pass `agentBridge({ allowRun: true })` to enable this route."},
-			{"connection", s.connectionFor(target, now)},
+			{"connection", s.connection(now, shownSlot, name)},
 		}}
 	}
 	st.seq++
@@ -600,7 +721,9 @@ func (s *Server) enqueue(id string, input any, hasInput bool, target string) (*c
 		id:       id,
 		input:    input,
 		hasInput: hasInput,
+		size:     size,
 		target:   target,
+		shown:    name,
 		postedAt: now,
 		done:     make(chan reply, 1),
 	}
@@ -701,24 +824,25 @@ func (s *Server) unknownReporter(target string, now int64) object {
 	sort.Slice(known, func(i, j int) bool { return known[i].order > known[j].order })
 	ids := make([]any, len(known))
 	for i, sl := range known {
-		ids[i] = sl.id
+		ids[i] = sl.pub
 	}
 	body := noPageBody(fmt.Sprintf("No page with reporterId %s has checked in to %s (or it has not for a long time). Known reporters are listed in reporterIds.", quote(target), s.base),
-		s.connection(now, nil))
+		s.connection(now, nil, ""))
 	return append(body, member{"reporterIds", ids})
 }
 
-func (s *Server) noPageForCommand(target string, now int64) object {
-	sl := s.state.slots[target]
+// noPageForCommand answers a command for the page a caller named target (sl, or
+// nil when no known page has that name).
+func (s *Server) noPageForCommand(target string, sl *slot, now int64) object {
 	if sl == nil {
 		return s.unknownReporter(target, now)
 	}
 	if sl.gone && now-sl.seenAt <= s.staleMs {
 		return noPageBody(fmt.Sprintf("Reporter %s went away %d ms ago: its held check-in was dropped (the tab closed, reloaded or navigated away).",
-			quote(target), now-sl.goneAt), s.connection(now, sl))
+			quote(target), now-sl.goneAt), s.connection(now, sl, target))
 	}
 	return noPageBody(fmt.Sprintf("The last check-in of reporter %s was %d ms ago, older than staleMs (%d). The tab is probably closed, reloading, or rebuilding.",
-		quote(target), now-sl.seenAt, s.staleMs), s.connection(now, sl))
+		quote(target), now-sl.seenAt, s.staleMs), s.connection(now, sl, target))
 }
 
 // snapshotFor returns the snapshot a GET answers with and its connection, or the
@@ -728,17 +852,18 @@ func (s *Server) snapshotFor(target string) (*snap, object, object) {
 	defer s.mu.Unlock()
 	now := s.nowMs()
 	if target == "" {
-		conn := s.connection(now, nil)
-		if s.state.latest == nil {
+		conn := s.connection(now, nil, "")
+		sn := s.untargeted(now)
+		if sn == nil {
 			return nil, nil, s.noPage(now, conn)
 		}
-		return s.state.latest, conn, nil
+		return sn, conn, nil
 	}
-	sl := s.state.slots[target]
+	sl := s.named(target)
 	if sl == nil {
 		return nil, nil, s.unknownReporter(target, now)
 	}
-	conn := s.connection(now, sl)
+	conn := s.connection(now, sl, target)
 	if sl.snap == nil {
 		return nil, nil, noPageBody(fmt.Sprintf("Reporter %s checked in %d ms ago but has not sent a snapshot yet.", quote(target), now-sl.seenAt), conn)
 	}
@@ -826,13 +951,13 @@ func (s *Server) probe(target string) (wait <-chan struct{}, final bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := &s.state
+	now := s.nowMs()
 	var sl *slot
 	if target != "" {
-		sl = st.slots[target]
+		sl = s.named(target)
 	} else {
-		sl = s.slotOf(st.latest)
+		sl = s.slotOf(s.untargeted(now))
 	}
-	now := s.nowMs()
 	if sl == nil || st.closing || !s.live(sl, now) || s.running(sl) != nil {
 		return nil, true
 	}
@@ -858,4 +983,44 @@ func (s *Server) probe(target string) (wait <-chan struct{}, final bool) {
 	s.arm(p)
 	s.dispatch(now)
 	return p.fin, true
+}
+
+// publicPrefix starts every public page name; publicID's hash is publicHex hex digits.
+const (
+	publicPrefix = "p-"
+	publicHex    = 20
+)
+
+// publicID is the name callers see for a page: a keyed hash of its reporterId
+// (the key is random per relay process), never the id itself. The spec's reporter
+// cannot carry a credential (its check-ins are credentials: "omit"), so the only
+// thing a local process cannot know about a page is its random reporterId: the
+// relay keeps it secret, and checking in under the name callers see makes a page
+// of its own, never that one. Id-less pages share "anonymous": nothing to keep.
+func (s *Server) publicID(raw string) string {
+	if raw == "anonymous" {
+		return raw
+	}
+	m := hmac.New(sha256.New, s.idKey[:])
+	m.Write([]byte(raw))
+	return publicPrefix + hex.EncodeToString(m.Sum(nil))[:publicHex]
+}
+
+func isPublicID(name string) bool {
+	h, ok := strings.CutPrefix(name, publicPrefix)
+	if !ok || len(h) != publicHex {
+		return false
+	}
+	_, err := hex.DecodeString(h)
+	return err == nil
+}
+
+// undelivered runs when the answer handing cmds to a page could not be written
+// (the page gave up on its check-in, e.g. at its timeout): they go back to the
+// queue for its next check-in, or any page's.
+func (s *Server) undelivered(cmds []*command) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.untake(cmds)
+	s.dispatch(s.nowMs())
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/dtb-cli/dtb/internal/output"
 )
@@ -83,7 +84,8 @@ func explainBusy(e *output.Error, obj map[string]json.RawMessage) {
 		e.Reason = "page-busy"
 		e.Message = b.Describe() + "; retry when it is done (the relay says: " + e.Message + ")"
 	case "timeout":
-		e.Message += "; " + b.Describe()
+		// The relay's text ends a sentence; "x.; y" reads as a typo.
+		e.Message = strings.TrimSuffix(e.Message, ".") + "; " + b.Describe()
 	default:
 		return
 	}

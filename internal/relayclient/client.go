@@ -39,10 +39,15 @@ const maxBody = 64 << 20
 type Client struct {
 	base      *url.URL
 	http      *http.Client
+	// deadline ends every request: the timeout New was given is the whole
+	// command's, however many requests it makes (issue 19.4).
+	deadline time.Time
+	timeout  time.Duration
 	discovery *Discovery // nil: the base is the user's choice, no looking elsewhere
 }
 
-// New returns a client for the relay at base (scheme://host[:port][/path]).
+// New returns a client for the relay at base (scheme://host[:port][/path]); timeout
+// (DefaultTimeout when 0) bounds everything it does from now on, not each request.
 func New(base string, timeout time.Duration) (*Client, error) {
 	if base == "" {
 		base = DefaultBase
@@ -61,7 +66,7 @@ func New(base string, timeout time.Duration) (*Client, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	return &Client{base: u, http: &http.Client{Timeout: timeout}}, nil
+	return &Client{base: u, http: &http.Client{Timeout: timeout}, deadline: time.Now().Add(timeout), timeout: timeout}, nil
 }
 
 // Base is the relay URL the client talks to.
@@ -106,8 +111,16 @@ func (c *Client) Commands(ctx context.Context, reporter string) (json.RawMessage
 	return c.do(ctx, http.MethodGet, "/commands", reporter, nil, "commands")
 }
 
-// Run posts a command; input nil means no body (the command gets no input).
+// MaxInput is the relay protocol's body cap (4 MiB): a command's input is its body.
+const MaxInput = 4 << 20
+
+// Run posts a command; input nil means no body (the command gets no input). An
+// input over MaxInput is refused before sending: dtb relay answers it 400, but the
+// upstream relay destroys the connection, which reads as a relay that shut down.
 func (c *Client) Run(ctx context.Context, id string, input json.RawMessage, reporter string) (json.RawMessage, error) {
+	if len(input) > MaxInput {
+		return nil, output.Errorf("bad-input", "the input of %q is %d bytes, over the relay protocol's %d-byte body cap; nothing was sent", id, len(input), MaxInput).With("bytes", len(input)).With("maxBytes", MaxInput)
+	}
 	return c.do(ctx, http.MethodPost, "/commands/"+id, reporter, input, "ok")
 }
 
@@ -142,6 +155,8 @@ func (c *Client) once(ctx context.Context, method, route, reporter string, body 
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
+	ctx, cancel := context.WithDeadline(ctx, c.deadline)
+	defer cancel()
 	target := c.url(route, reporter)
 	req, err := http.NewRequestWithContext(ctx, method, target, rd)
 	if err != nil {
@@ -274,7 +289,7 @@ func (c *Client) transportError(ctx context.Context, err error, method, route st
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled):
 		return output.Wrap("interrupted", err, "interrupted during "+where)
 	case ctx.Err() != nil || (errors.As(err, &ne) && ne.Timeout()):
-		return output.Errorf("timeout", "no answer from the relay to %s within %s", where, waited.Round(time.Millisecond)).With("waitedMs", waited.Milliseconds())
+		return output.Errorf("timeout", "no answer from the relay to %s within %s (--timeout %s is the whole command's)", where, waited.Round(time.Millisecond), c.timeout).With("waitedMs", waited.Milliseconds())
 	case errors.Is(err, syscall.ECONNREFUSED), isDNS(err):
 		return output.Errorf("relay-unreachable", "cannot reach the relay at %s: %v; is the dev server (or `dtb relay`) running? Set --relay or DTB_RELAY", c.base, rootCause(err)).With("relay", c.base.String())
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):

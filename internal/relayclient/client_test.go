@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -569,8 +570,9 @@ func TestBusyRefusals(t *testing.T) {
 	if b, ok := e.Details["busy"].(*Busy); !ok || b.CommandID != "demo.sleep" || b.AgeMs != 4200 {
 		t.Errorf("busy detail %#v", e.Details["busy"])
 	}
-	e = relayError(504, map[string]json.RawMessage{"reason": json.RawMessage(`"timeout"`), "message": json.RawMessage(`"No page picked up \"x\""`), "connection": busy})
-	if e.Reason != "timeout" || !strings.Contains(e.Message, "busy running") {
+	// The relay's message ends in a full stop (issue 22.8: it read "….; the page is busy").
+	e = relayError(504, map[string]json.RawMessage{"reason": json.RawMessage(`"timeout"`), "message": json.RawMessage(`"No page picked up \"x\" within 10000 ms."`), "connection": busy})
+	if e.Reason != "timeout" || !strings.Contains(e.Message, "busy running") || strings.Contains(e.Message, ".;") {
 		t.Errorf("504 while busy: %s %q", e.Reason, e.Message)
 	}
 	for _, notBusy := range []string{`{"busy":null}`, `{"busy":false}`, `{}`} {
@@ -632,4 +634,55 @@ func keys(m map[string]any) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// Issue 19.4: the timeout is the whole command's, split across its requests: a
+// slow first answer leaves the second only what is left.
+func TestTimeoutIsTheWholeCommands(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			time.Sleep(1200 * time.Millisecond)
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"instanceId":"p","allowRun":true,"connection":{},"commands":[]}`))
+			return
+		}
+		<-r.Context().Done() // a command that never answers
+	}))
+	defer srv.Close()
+	c := mustClient(t, srv.URL, 2*time.Second)
+	start := time.Now()
+	if _, err := c.Commands(context.Background(), ""); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Run(context.Background(), "demo.sleep", nil, "")
+	took := time.Since(start)
+	var e *output.Error
+	if !errors.As(err, &e) || e.Reason != "timeout" {
+		t.Fatalf("%v", err)
+	}
+	// Per request, the run alone would have had 2 s: 3.2 s in all.
+	if took > 2800*time.Millisecond {
+		t.Errorf("gave up after %v with --timeout 2s", took)
+	}
+}
+
+// Issue 22.7: an input over the protocol's 4 MiB is refused before it is sent (the
+// upstream relay destroys the connection, which read as server-closing).
+func TestOversizedInputIsNotSent(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		r.Body.Close()
+	}))
+	defer srv.Close()
+	c := mustClient(t, srv.URL, 5*time.Second)
+	in := json.RawMessage(`"` + strings.Repeat("x", MaxInput) + `"`)
+	_, err := c.Run(context.Background(), "demo.echo", in, "")
+	var e *output.Error
+	if !errors.As(err, &e) || e.Reason != "bad-input" || e.ExitCode() != 2 {
+		t.Fatalf("%v", err)
+	}
+	if hits.Load() != 0 {
+		t.Errorf("%d requests sent", hits.Load())
+	}
 }

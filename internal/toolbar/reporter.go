@@ -132,12 +132,17 @@ func (r *Relay) targeted(ctx context.Context, fetch func(context.Context, string
 		if !slices.Contains(seen, stored) {
 			seen = append(seen, stored)
 		}
-		// Every live page's snapshot has been seen, and none is the named one.
-		if !c.Ambiguous || len(seen) >= c.Reporters {
+		// A relay that answers a named page with another's snapshot keeps one slot
+		// (dtb relay answers for the page or refuses). Its count of pages cannot
+		// say which page the stored snapshot is of: the page it names may have
+		// gone (closed tabs leave their snapshot) while the named one, idle, sends
+		// none. Only a relay that counts no page at all rules the named one out.
+		if c.Reporters == 0 {
 			return nil, r.noSuchReporter(seen, c)
 		}
 		if time.Now().After(deadline) {
-			return nil, r.cannotTarget(fmt.Sprintf("the relay at %s holds the snapshot of page %s, not %s; %d pages report to it and in %s none of their snapshots came from %s", r.Client.Base(), stored, r.Reporter, c.Reporters, reporterWatch, r.Reporter), c).With("seenReporterIds", seen)
+			return nil, r.cannotTarget(fmt.Sprintf("the relay at %s holds the snapshot of page %s, not %s, and in %s no snapshot of %s came (it counts %d page(s) reporting). Either no page %s reports to it, or it does and is idle: a page sends a snapshot only when its state changes, and a closed tab's snapshot stays stored until another page sends one (change something in the page or reload it)",
+				r.Client.Base(), quoteList(seen), r.Reporter, reporterWatch, r.Reporter, c.Reporters, r.Reporter), c).With("seenReporterIds", seen)
 		}
 		select {
 		case <-ctx.Done():

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/itchyny/gojq"
@@ -24,13 +25,18 @@ type Transport interface {
 }
 
 // RunChecked runs command id with input in through t; with check, the input
-// is first checked against the command's declared fields (Check).
-func RunChecked(ctx context.Context, t Transport, id string, in Input, check bool) (json.RawMessage, error) {
+// is first checked against the command's declared fields (Check), and a
+// run that any of several pages may take is warned of (warn; reporter: the
+// page the caller named, "" for none).
+func RunChecked(ctx context.Context, t Transport, id string, in Input, check bool, reporter string, warn func(Warning)) (json.RawMessage, error) {
 	body := in.Value
 	if check {
 		doc, err := t.Commands(ctx)
 		if err != nil {
 			return nil, err
+		}
+		for _, w := range RunWarnings(doc, reporter) {
+			warn(w)
 		}
 		list, err := CommandList(doc)
 		if err != nil {
@@ -105,9 +111,21 @@ func CheckConnection(doc json.RawMessage, fresh, strict bool, reporter string) (
 		if strict {
 			return nil, output.Errorf("ambiguous-reporters", "%d pages report to this relay; the state may come from either (pick one with --reporter)", c.Reporters).With("connection", c)
 		}
-		warns = append(warns, Warning{"ambiguous", "several pages report to this relay; the state may come from any of them (use --reporter ID, or --strict to fail)"})
+		// --reporter only helps on a relay that keeps a slot per page (dtb relay);
+		// on the upstream one-slot relay the way out is one tab.
+		warns = append(warns, Warning{"ambiguous", "several pages report to this relay; the state may come from any of them (through dtb relay pick one with --reporter ID, from connection.reporterId; a one-slot relay such as the dev server's own cannot target a page: close the other tabs; --strict fails instead)"})
 	}
 	return warns, nil
+}
+
+// RunWarnings is what a command list (dtb run's check) says about where the run
+// goes: an untargeted run on a relay several pages report to goes to any of them.
+func RunWarnings(doc json.RawMessage, reporter string) []Warning {
+	c, ok := connectionOf(doc)
+	if !ok || !c.Ambiguous || reporter != "" {
+		return nil
+	}
+	return []Warning{{"ambiguous", fmt.Sprintf("%d pages report to this relay; the command goes to whichever checks in next (through dtb relay pick one with --reporter ID, from connection.reporterId; on a one-slot relay close the other tabs)", c.Reporters)}}
 }
 
 // WaitFor polls the state until pred is truthy on it and returns that state. Errors

@@ -302,13 +302,23 @@
     render();
     tb.bridge = F.installBridge({ instanceId: instanceId, allowRun: allowRun, core: core });
     if (!tb.bridge) { unmount(); return null; }
-    if (knobs.report) {
-      tb.reporter = F.startReporter({
+    function startReporter(rid) {
+      return F.startReporter({
         handle: tb.bridge.handle, url: knobs.stateUrl, pollMs: knobs.pollMs, intervalMs: knobs.intervalMs,
-        timeoutMs: knobs.timeoutMs, reporterId: reporterId, protocolVersion: knobs.protocolVersion,
+        timeoutMs: knobs.timeoutMs, reporterId: rid, protocolVersion: knobs.protocolVersion,
         paused: knobs.pause, holding: knobs.nopickup, onChange: renderStatus,
       });
     }
+    if (knobs.report) tb.reporter = startReporter(reporterId);
+    // What a hot-module reload of the toolbar does: the old reporter stops (a check-in
+    // it has in flight still gets its answer, which it drops) and a new one, with a
+    // new random reporterId unless rid is given, starts in the same document.
+    tb.remount = function (rid) {
+      if (!tb.reporter) return;
+      tb.reporter.stop();
+      tb.retired = (tb.retired || []).concat([tb.reporter]);
+      tb.reporter = startReporter(rid);
+    };
 
     tb.render = render;
     tb.unmount = unmount;
@@ -492,6 +502,7 @@
     knobs: knobs,
     // Unmount one toolbar, or every toolbar. opts.zombie keeps its reporter checking in.
     teardown: function (id, opts) { return each(id, function (t) { t.teardown(!!(opts && opts.zombie)); }); },
+    remount: function (id, rid) { return each(id, function (t) { t.remount(rid); }); },
     pause: function (id) { return each(id, function (t) { if (t.reporter) t.reporter.pause(); }); },
     resume: function (id) { return each(id, function (t) { if (t.reporter) t.reporter.resume(); }); },
     hold: function (id) { return each(id, function (t) { if (t.reporter) t.reporter.hold(); }); },

@@ -49,7 +49,10 @@ async (op, o) => {
   const tornDown = (e) => e && typeof e.message === "string" && e.message.includes("after its toolbar unmounted");
   try {
     if (op === "state") {
-      const snapshot = h.read();
+      // read() is synchronous by the spec; a bridge that returns a promise is
+      // awaited, so one that never settles is the command's timeout, not an empty
+      // snapshot.
+      const snapshot = await h.read();
       const extensions = {};
       if (Array.isArray(snapshot.diagnostics)) {
         for (const d of snapshot.diagnostics) {
@@ -60,7 +63,7 @@ async (op, o) => {
       return answer({ doc: { ...snapshot, connection, extensions } });
     }
     if (op === "commands") {
-      return answer({ doc: { instanceId: connection.instanceId, allowRun: connection.allowRun, connection, commands: h.listCommands() } });
+      return answer({ doc: { instanceId: connection.instanceId, allowRun: connection.allowRun, connection, commands: await h.listCommands() } });
     }
     if (op === "run") {
       if (typeof h.runCommand !== "function") return answer({ failed: "run-not-allowed", instanceId: connection.instanceId });
