@@ -21,6 +21,7 @@ func browserFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "cdp", Usage: "attach to a running Chrome: `URL|PORT` (http://host:port, ws://…, wss://…, or a port)", EnvVars: []string{"DTB_CDP"}, Category: catBrowserFlags},
 		&cli.StringSliceFlag{Name: "cdp-header", Usage: "`'Name: value'` header for the --cdp handshake, e.g. a remote service's auth (repeatable)", EnvVars: []string{"DTB_CDP_HEADER"}, Category: catBrowserFlags},
+		&cli.StringFlag{Name: "cdp-ca", Usage: "trust the private CA in the PEM `FILE` for a TLS --cdp (https://, wss://), besides the system's", EnvVars: []string{"DTB_CDP_CA"}, Category: catBrowserFlags},
 		&cli.BoolFlag{Name: "auto-connect", Usage: "attach to the user's running Chrome through its DevToolsActivePort file", EnvVars: []string{"DTB_AUTO_CONNECT"}, Category: catBrowserFlags},
 		&cli.DurationFlag{Name: "connect-timeout", Value: 30 * time.Second, Usage: "how long to wait for a browser to answer: connecting to --cdp (discovery and websocket), a launch's DevTools port, the remote-debugging prompt", EnvVars: []string{"DTB_CONNECT_TIMEOUT"}, Category: catBrowserFlags},
 		&cli.StringFlag{Name: "session", Value: "default", Usage: "session `NAME`: its own browser, tabs, aliases and workspaces", EnvVars: []string{"DTB_SESSION"}, Category: catBrowserFlags},
@@ -52,6 +53,7 @@ func browserConfig(c *cli.Context, inv *invocation) (session.Config, error) {
 	cfg := session.Config{
 		Session:        c.String("session"),
 		CDP:            c.String("cdp"),
+		CAFile:         c.String("cdp-ca"),
 		AutoConnect:    c.Bool("auto-connect"),
 		ConnectTimeout: c.Duration("connect-timeout"),
 		NoLaunch:       c.Bool("no-launch"),

@@ -89,7 +89,7 @@ var mcpHidden = map[string]bool{"mcp": true, "relay": true, "completion": true, 
 // mcpServerOwned are the flags the host fixes when it starts dtb mcp (flags
 // of the server, or its environment), never a model: which program runs as
 // the browser and how it is reached, the session, the relay, the profile.
-var mcpServerOwned = []string{"session", "chrome", "cdp", "cdp-header", "auto-connect", "connect-timeout", "no-launch", "headed", "user-data-dir", "window-size", "viewport", "relay", "global"}
+var mcpServerOwned = []string{"session", "chrome", "cdp", "cdp-header", "cdp-ca", "auto-connect", "connect-timeout", "no-launch", "headed", "user-data-dir", "window-size", "viewport", "relay", "global"}
 
 // mcpDropped are flags no tool offers: the printing the server fixes, local
 // files a model must not name (eval --file, run --input-file, --stdin), and

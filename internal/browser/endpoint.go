@@ -116,7 +116,11 @@ func HTTPJSON(ctx context.Context, method, base, path string, header http.Header
 			req.Header.Add(k, v)
 		}
 	}
-	resp, err := httpClient.Do(req)
+	client := httpClient
+	if conf := tlsOf(ctx); conf != nil {
+		client = &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true, TLSClientConfig: conf}}
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		return err
 	}

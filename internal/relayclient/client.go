@@ -37,12 +37,12 @@ const maxBody = 64 << 20
 
 // Client talks to one relay.
 type Client struct {
-	base      *url.URL
-	http      *http.Client
+	base *url.URL
+	http *http.Client
 	// deadline ends every request: the timeout New was given is the whole
 	// command's, however many requests it makes (issue 19.4).
-	deadline time.Time
-	timeout  time.Duration
+	deadline  time.Time
+	timeout   time.Duration
 	discovery *Discovery // nil: the base is the user's choice, no looking elsewhere
 }
 

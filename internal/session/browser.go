@@ -91,7 +91,7 @@ func (s *Session) requested(ctx context.Context) (*browser.BrowserInfo, error) {
 	case s.cfg.CDP != "":
 		cctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout)
 		defer cancel()
-		info, err := browser.ResolveCDP(cctx, s.cfg.CDP, s.cfg.Headers)
+		info, err := browser.ResolveCDP(s.tlsCtx(cctx), s.cfg.CDP, s.cfg.Headers)
 		if err != nil && cctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
 			err = output.Wrap("no-browser", err, fmt.Sprintf("no answer from --cdp %s within --connect-timeout %s", s.cfg.CDP, s.cfg.ConnectTimeout)).With("endpoint", s.cfg.CDP)
 		}
@@ -263,7 +263,7 @@ func (s *Session) reachable(ctx context.Context, b *browser.BrowserInfo) error {
 	cctx, cancel := context.WithTimeout(ctx, min(3*time.Second, s.cfg.ConnectTimeout))
 	defer cancel()
 	if b.Endpoint != "" {
-		v, err := browser.FetchVersion(cctx, b.Endpoint, s.cfg.Headers)
+		v, err := browser.FetchVersion(s.tlsCtx(cctx), b.Endpoint, s.cfg.Headers)
 		if err != nil {
 			return err
 		}
@@ -272,7 +272,7 @@ func (s *Session) reachable(ctx context.Context, b *browser.BrowserInfo) error {
 		}
 		return nil
 	}
-	c, err := cdp.Dial(cctx, b.WebSocket, s.cfg.Headers)
+	c, err := s.dial(cctx, b.WebSocket)
 	if err != nil {
 		return err
 	}

@@ -142,7 +142,7 @@ func (s *Session) plainNewTab(ctx context.Context, incognito bool) (*cdp.Page, e
 		// Hot path: the remembered browser's discovery endpoint, no check first;
 		// any failure falls back to the checked path below.
 		var ti browser.TargetInfo
-		if err := browser.HTTPJSON(ctx, http.MethodPut, b.Endpoint, "/json/new?about:blank", s.cfg.Headers, &ti); err == nil && ti.ID != "" {
+		if err := browser.HTTPJSON(s.tlsCtx(ctx), http.MethodPut, b.Endpoint, "/json/new?about:blank", s.cfg.Headers, &ti); err == nil && ti.ID != "" {
 			t = &ti
 		}
 	}

@@ -1,10 +1,13 @@
 package session
 
 import (
+	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,12 +29,14 @@ type serviceStandIn struct {
 	noDiscovery atomic.Bool
 }
 
-func newServiceStandIn(t *testing.T) *serviceStandIn {
+func newServiceStandIn(t *testing.T) *serviceStandIn { return newStandIn(t, false) }
+
+func newStandIn(t *testing.T, overTLS bool) *serviceStandIn {
 	t.Helper()
 	target, _ := url.Parse(shared.Endpoint)
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	s := &serviceStandIn{}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		ok := r.Header.Get("Authorization") == "Bearer s3cret" || q.Get("token") == "s3cret"
 		if !ok {
@@ -54,6 +59,11 @@ func newServiceStandIn(t *testing.T) *serviceStandIn {
 		r.Header.Del("Authorization")
 		proxy.ServeHTTP(w, r)
 	}))
+	if overTLS {
+		s.StartTLS()
+	} else {
+		s.Start()
+	}
 	t.Cleanup(s.Close)
 	return s
 }
@@ -155,4 +165,52 @@ func TestRemoteServiceCredentials(t *testing.T) {
 			t.Fatalf("without the token: %v, want unauthorized", err)
 		}
 	})
+}
+
+// A service over TLS with a private CA: refused without --cdp-ca (the
+// certificate is not trusted, and nothing turns the check off), trusted with
+// it for discovery and every websocket (issue 24.3).
+func TestRemoteServiceTLS(t *testing.T) {
+	needBrowser(t)
+	svc := newStandIn(t, true)
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: svc.Certificate().Raw}), 0o600)
+	hdr := http.Header{"Authorization": {"Bearer s3cret"}}
+
+	s, err := Open(tctx(t), Config{StateDir: t.TempDir(), CDP: svc.URL, Headers: hdr, ConnectTimeout: 5e9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Browser(tctx(t))
+	s.Close()
+	if err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Fatalf("a private CA's service without --cdp-ca: %v, want a certificate error", err)
+	}
+
+	s, err = Open(tctx(t), Config{StateDir: t.TempDir(), CDP: svc.URL, Headers: hdr, CAFile: ca, ConnectTimeout: 5e9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := tctx(t)
+	res, err := s.OpenURL(ctx, OpenOptions{URL: fixture("tall.html"), Wait: cdp.WaitLoad})
+	if err != nil {
+		t.Fatalf("open over TLS with --cdp-ca: %v", err)
+	}
+	p, err := s.Page(ctx, TabSelector{Tab: res.Tab.ID})
+	if err != nil {
+		t.Fatalf("attach over wss: %v", err)
+	}
+	raw, err := p.Evaluate(ctx, "location.pathname", false)
+	p.Close()
+	if err != nil || string(raw) != `"/tall.html"` {
+		t.Fatalf("eval: %s %v", raw, err)
+	}
+	s.CloseTab(ctx, res.Tab.ID)
+
+	bad := filepath.Join(t.TempDir(), "bad.pem")
+	os.WriteFile(bad, []byte("not a certificate"), 0o600)
+	if _, err := Open(tctx(t), Config{StateDir: t.TempDir(), CDP: svc.URL, CAFile: bad}); reason(err) != "usage" {
+		t.Fatalf("--cdp-ca without a certificate: %v", err)
+	}
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -18,6 +19,7 @@ type Config struct {
 	StateDir       string        // "" means StateDir()
 	CDP            string        // --cdp URL|PORT: attach to a running browser
 	Headers        http.Header   // --cdp-header: websocket/HTTP handshake headers
+	CAFile         string        // --cdp-ca: a private CA (PEM) a TLS --cdp is verified with, besides the system's
 	AutoConnect    bool          // --auto-connect: find the user's running Chrome
 	ConnectTimeout time.Duration // how long to wait for a browser to answer (launch, prompt)
 	NoLaunch       bool          // fail with no-browser instead of launching
@@ -42,6 +44,8 @@ type Session struct {
 	// launchTab is the first tab of a browser this process launched, still
 	// unused: a cold `dtb open URL` navigates it instead of opening a second.
 	launchTab string
+	// tls verifies a TLS --cdp (nil: the system's roots).
+	tls *tls.Config
 }
 
 // Open reads the session's state. It does not connect.
@@ -57,6 +61,11 @@ func Open(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{cfg: cfg, st: st}
+	if cfg.CAFile != "" {
+		if s.tls, err = browser.TLSWithCA(cfg.CAFile); err != nil {
+			return nil, err
+		}
+	}
 	if s.state, err = st.load(); err != nil {
 		return nil, err
 	}
@@ -116,9 +125,12 @@ func (s *Session) warn(reason, msg string, details map[string]any) {
 func (s *Session) dial(ctx context.Context, ws string) (*cdp.Conn, error) {
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout)
 	defer cancel()
-	c, err := cdp.Dial(cctx, ws, s.cfg.Headers)
+	c, err := cdp.DialTLS(cctx, ws, s.cfg.Headers, s.tls)
 	if browser.Refused(err) != 0 {
 		return nil, browser.Unauthorized(err, ws)
 	}
 	return c, err
 }
+
+// tlsCtx carries the session's TLS settings (--cdp-ca) to discovery requests.
+func (s *Session) tlsCtx(ctx context.Context) context.Context { return browser.WithTLS(ctx, s.tls) }

@@ -51,7 +51,7 @@ func (s *Session) ListPages(ctx context.Context) ([]browser.TargetInfo, error) {
 	}
 	if b.Endpoint != "" {
 		cctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectTimeout)
-		pages, err := browser.ListPagesHTTP(cctx, b.Endpoint, s.cfg.Headers)
+		pages, err := browser.ListPagesHTTP(s.tlsCtx(cctx), b.Endpoint, s.cfg.Headers)
 		cancel()
 		if browser.Refused(err) != 0 {
 			return nil, browser.Unauthorized(err, b.Endpoint)
@@ -429,7 +429,7 @@ func (s *Session) NewTab(ctx context.Context, o NewTabOptions) (*browser.TargetI
 	}
 	if newTabByHTTP(b) && !o.NewWindow && o.BrowserContext == "" {
 		var t browser.TargetInfo
-		if err := browser.HTTPJSON(ctx, http.MethodPut, b.Endpoint, "/json/new?"+url.QueryEscape(u), s.cfg.Headers, &t); err == nil && t.ID != "" {
+		if err := browser.HTTPJSON(s.tlsCtx(ctx), http.MethodPut, b.Endpoint, "/json/new?"+url.QueryEscape(u), s.cfg.Headers, &t); err == nil && t.ID != "" {
 			return &t, nil
 		}
 	}
@@ -466,7 +466,7 @@ func (s *Session) closeTarget(ctx context.Context, id string) error {
 	}
 	closed := false
 	if b.Endpoint != "" {
-		closed = browser.HTTPJSON(ctx, http.MethodGet, b.Endpoint, "/json/close/"+id, s.cfg.Headers, nil) == nil
+		closed = browser.HTTPJSON(s.tlsCtx(ctx), http.MethodGet, b.Endpoint, "/json/close/"+id, s.cfg.Headers, nil) == nil
 	}
 	if !closed {
 		c, err := s.BrowserConn(ctx)
