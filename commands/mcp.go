@@ -58,10 +58,10 @@ func mcpFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "allow", Usage: "offer only the tools `TOOL,…`", EnvVars: []string{"DTB_MCP_ALLOW"}},
 		&cli.StringSliceFlag{Name: "deny", Usage: "never offer the tools `TOOL,…` (e.g. eval,upload,run)", EnvVars: []string{"DTB_MCP_DENY"}},
 		&cli.DurationFlag{Name: "timeout", Value: 5 * time.Second, Usage: "how long element lookups wait by default (a call's timeout wins)", EnvVars: []string{"DTB_MCP_TIMEOUT"}},
-		&cli.BoolFlag{Name: "allow-file-urls", Usage: "let tools open file:, chrome: and other local URLs (they can read local files)"},
+		&cli.BoolFlag{Name: "allow-file-urls", Usage: "let tools open file:, chrome: and other local URLs (they can read local files)", EnvVars: []string{"DTB_MCP_ALLOW_FILE_URLS"}},
 		&cli.StringFlag{Name: "output-dir", Usage: "the folder `DIR` every file a tool writes goes to (default: the session's folder under the cache)", EnvVars: []string{"DTB_MCP_OUTPUT_DIR"}},
 		&cli.StringFlag{Name: "upload-root", Usage: "the folder `DIR` uploads may come from (default: the working folder)", EnvVars: []string{"DTB_MCP_UPLOAD_ROOT"}},
-		&cli.BoolFlag{Name: "keep-browser", Usage: "leave the browser this server launched running when it exits"},
+		&cli.BoolFlag{Name: "keep-browser", Usage: "leave the browser this server launched running when it exits", EnvVars: []string{"DTB_MCP_KEEP_BROWSER"}},
 	}
 }
 
