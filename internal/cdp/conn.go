@@ -88,7 +88,7 @@ func DialTLS(ctx context.Context, wsURL string, header http.Header, tlsConf *tls
 
 func (c *Conn) readLoop() {
 	for {
-		data, size, err := c.ws.readMessage(c.maxMessage.Load())
+		data, size, err := c.ws.readMessage(c.maxMessage.Load)
 		switch {
 		case err == errNotText:
 			continue // a binary frame: not CDP, skip it

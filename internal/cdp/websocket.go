@@ -151,13 +151,15 @@ func redactQuery(raw string) string {
 	return raw
 }
 
-// readMessage reads the next text message. With max > 0, a message over max
-// bytes is read through without being kept: errTooBig, its size and its
-// first keptOfTooBig bytes. Pings are answered, pongs dropped; a close frame
-// is answered and ends the connection (io.EOF).
-func (w *wsConn) readMessage(max int64) ([]byte, int64, error) {
+// readMessage reads the next text message. With limit() > 0 (read when the
+// message's first frame arrives: the reader waits for it long before a
+// caller sets the limit for the answer it expects), a message over it is
+// read through without being kept: errTooBig, its size and its first
+// keptOfTooBig bytes. Pings are answered, pongs dropped; a close frame is
+// answered and ends the connection (io.EOF).
+func (w *wsConn) readMessage(limit func() int64) ([]byte, int64, error) {
 	var msg []byte
-	var size int64
+	var size, max int64
 	first := byte(0)
 	for {
 		var h [2]byte
@@ -210,6 +212,7 @@ func (w *wsConn) readMessage(max int64) ([]byte, int64, error) {
 		}
 		if op != 0 {
 			first = op
+			max = limit()
 		}
 		start := int64(len(msg))
 		size += n

@@ -149,7 +149,9 @@ func WaitFor(ctx context.Context, t Transport, pred *gojq.Code, args map[string]
 			if !retryable(err) {
 				return nil, err
 			}
-			if ctx.Err() == nil { // a request cut short by the deadline tells nothing new
+			// A request cut short by the deadline (the command's, or the
+			// relay client's own share of it) tells nothing new.
+			if ctx.Err() == nil && output.AsError(err).Reason != "timeout" {
 				lastErr = err
 			}
 		}
