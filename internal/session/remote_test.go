@@ -94,27 +94,7 @@ func TestRemoteServiceCredentials(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			ctx := tctx(t)
-			res, err := s.OpenURL(ctx, OpenOptions{URL: fixture("tall.html"), Wait: cdp.WaitLoad})
-			if err != nil {
-				t.Fatalf("open through the service: %v", err)
-			}
-			pages, err := s.ListPages(ctx)
-			if err != nil || len(pages) == 0 {
-				t.Fatalf("list: %v %v", pages, err)
-			}
-			p, err := s.Page(ctx, TabSelector{Tab: res.Tab.ID})
-			if err != nil {
-				t.Fatalf("attach: %v", err)
-			}
-			raw, err := p.Evaluate(ctx, "location.pathname", false)
-			p.Close()
-			if err != nil || string(raw) != `"/tall.html"` {
-				t.Fatalf("eval: %s %v", raw, err)
-			}
-			if _, err := s.CloseTab(ctx, res.Tab.ID); err != nil {
-				t.Fatalf("close: %v", err)
-			}
+			useTab(t, s)
 			if r := svc.refusedRequests(); len(r) != 0 {
 				t.Fatalf("requests sent without the token: %v", r)
 			}
@@ -134,23 +114,7 @@ func TestRemoteServiceCredentials(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		ctx := tctx(t)
-		res, err := s.OpenURL(ctx, OpenOptions{URL: fixture("tall.html"), Wait: cdp.WaitLoad})
-		if err != nil {
-			t.Fatalf("open over the browser websocket only: %v", err)
-		}
-		p, err := s.Page(ctx, TabSelector{Tab: res.Tab.ID})
-		if err != nil {
-			t.Fatalf("attach: %v", err)
-		}
-		raw, err := p.Evaluate(ctx, "location.pathname", false)
-		p.Close()
-		if err != nil || string(raw) != `"/tall.html"` {
-			t.Fatalf("eval: %s %v", raw, err)
-		}
-		if _, err := s.CloseTab(ctx, res.Tab.ID); err != nil {
-			t.Fatalf("close: %v", err)
-		}
+		useTab(t, s)
 		if r := svc.refusedRequests(); len(r) != 0 {
 			t.Fatalf("requests sent without the token: %v", r)
 		}
@@ -192,25 +156,29 @@ func TestRemoteServiceTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ctx := tctx(t)
-	res, err := s.OpenURL(ctx, OpenOptions{URL: fixture("tall.html"), Wait: cdp.WaitLoad})
-	if err != nil {
-		t.Fatalf("open over TLS with --cdp-ca: %v", err)
-	}
-	p, err := s.Page(ctx, TabSelector{Tab: res.Tab.ID})
-	if err != nil {
-		t.Fatalf("attach over wss: %v", err)
-	}
-	raw, err := p.Evaluate(ctx, "location.pathname", false)
-	p.Close()
-	if err != nil || string(raw) != `"/tall.html"` {
-		t.Fatalf("eval: %s %v", raw, err)
-	}
-	s.CloseTab(ctx, res.Tab.ID)
+	useTab(t, s)
 
 	bad := filepath.Join(t.TempDir(), "bad.pem")
 	os.WriteFile(bad, []byte("not a certificate"), 0o600)
 	if _, err := Open(tctx(t), Config{StateDir: t.TempDir(), CDP: svc.URL, CAFile: bad}); reason(err) != "usage" {
 		t.Fatalf("--cdp-ca without a certificate: %v", err)
+	}
+}
+
+// useTab opens a fixture in a new tab of s, lists the tabs, evaluates in it
+// and closes it: every kind of request a session makes of its browser.
+func useTab(t *testing.T, s *Session) {
+	t.Helper()
+	ctx := tctx(t)
+	p, id := openPage(t, s, ctx, fixture("tall.html"), cdp.WaitLoad)
+	if pages, err := s.ListPages(ctx); err != nil || len(pages) == 0 {
+		t.Fatalf("list: %v %v", pages, err)
+	}
+	raw, err := p.Evaluate(ctx, "location.pathname", false)
+	if err != nil || string(raw) != `"/tall.html"` {
+		t.Fatalf("eval: %s %v", raw, err)
+	}
+	if _, err := s.CloseTab(ctx, id); err != nil {
+		t.Fatalf("close: %v", err)
 	}
 }

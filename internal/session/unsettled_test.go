@@ -47,18 +47,10 @@ func blackHole(t *testing.T) string {
 func TestNavigationToABlackHole(t *testing.T) {
 	s := attached(t)
 	ctx := tctx(t)
-	res, err := s.OpenURL(ctx, OpenOptions{URL: fixture("tall.html"), Wait: cdp.WaitLoad})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := s.Page(ctx, TabSelector{Tab: res.Tab.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p, _ := openPage(t, s, ctx, fixture("tall.html"), cdp.WaitLoad)
 	hole := blackHole(t)
 	short, cancel := context.WithTimeout(ctx, time.Second)
-	_, err = p.Navigate(short, hole, cdp.WaitLoad)
+	_, err := p.Navigate(short, hole, cdp.WaitLoad)
 	cancel()
 	if reason(err) != "timeout" || !stopped(err) {
 		t.Fatalf("navigate to a black hole: %v, want timeout with stopped", err)
@@ -92,15 +84,7 @@ func TestNavigationToABlackHole(t *testing.T) {
 func TestScreenshotOfARestlessPage(t *testing.T) {
 	s := attached(t)
 	ctx := tctx(t)
-	res, err := s.OpenURL(ctx, OpenOptions{URL: fixture("restless.html"), Wait: cdp.WaitNone})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := s.Page(ctx, TabSelector{Tab: res.Tab.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p, _ := openPage(t, s, ctx, fixture("restless.html"), cdp.WaitNone)
 	taken := 0
 	for i := 0; i < 8; i++ {
 		sctx, cancel := context.WithTimeout(ctx, 8*time.Second)
@@ -125,3 +109,19 @@ func stopped(err error) bool {
 }
 
 func quoteJS(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// openPage opens url in a new tab of s and attaches to it (the connection
+// closes when the test ends); it returns the page and the tab's id.
+func openPage(t *testing.T, s *Session, ctx context.Context, url string, wait cdp.WaitMode) (*cdp.Page, string) {
+	t.Helper()
+	res, err := s.OpenURL(ctx, OpenOptions{URL: url, Wait: wait})
+	if err != nil {
+		t.Fatalf("open %s: %v", url, err)
+	}
+	p, err := s.Page(ctx, TabSelector{Tab: res.Tab.ID})
+	if err != nil {
+		t.Fatalf("attach to %s: %v", res.Tab.ID, err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p, res.Tab.ID
+}
