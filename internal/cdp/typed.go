@@ -7,6 +7,7 @@ import (
 
 	proto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 )
 
@@ -109,4 +110,11 @@ func RawValue(o *runtime.RemoteObject) json.RawMessage {
 		return nil
 	}
 	return json.RawMessage(o.Value)
+}
+
+// NetworkNoBodies are the Network.enable params of every dtb watcher: it
+// reads events only, so the browser keeps no bodies for it (a buffer of 0,
+// sent explicitly: left out, the browser's default buffers apply).
+func NetworkNoBodies() network.EnableParams {
+	return network.EnableParams{MaxTotalBufferSize: new(int64(0)), MaxResourceBufferSize: new(int64(0))}
 }
