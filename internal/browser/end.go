@@ -5,6 +5,9 @@ import (
 	"syscall"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	proto "github.com/chromedp/cdproto/cdp"
+
 	"github.com/dtb-cli/dtb/internal/cdp"
 )
 
@@ -25,7 +28,7 @@ func Stop(ctx context.Context, b *BrowserInfo) Ended {
 		e.Running = true
 		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		if c, err := cdp.Dial(cctx, b.WebSocket, nil); err == nil {
-			c.Call(cctx, "", "Browser.close", nil, nil)
+			proto.Call(cctx, c.Target(""), cdpbrowser.Close, proto.Empty{})
 			c.Close()
 		}
 		cancel()

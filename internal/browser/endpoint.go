@@ -16,6 +16,9 @@ import (
 	"strings"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	proto "github.com/chromedp/cdproto/cdp"
+
 	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
 )
@@ -356,10 +359,8 @@ func AutoConnect(ctx context.Context, timeout time.Duration) (*BrowserInfo, []At
 		wctx, cancel := context.WithTimeout(ctx, timeout)
 		c, werr := cdp.Dial(wctx, ws, nil)
 		if werr == nil {
-			var ver struct {
-				Product string `json:"product"`
-			}
-			werr = c.Call(wctx, "", "Browser.getVersion", nil, &ver)
+			var ver cdpbrowser.GetVersionResult
+			ver, werr = proto.Call(wctx, c.Target(""), cdpbrowser.GetVersion, proto.Empty{})
 			c.Close()
 			if werr == nil {
 				cancel()

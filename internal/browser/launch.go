@@ -15,6 +15,9 @@ import (
 	"syscall"
 	"time"
 
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/systeminfo"
+
 	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
 )
@@ -246,18 +249,13 @@ func browserPID(ctx context.Context, ws string) int {
 		return 0
 	}
 	defer c.Close()
-	var res struct {
-		ProcessInfo []struct {
-			Type string `json:"type"`
-			ID   int    `json:"id"`
-		} `json:"processInfo"`
-	}
-	if c.Call(cctx, "", "SystemInfo.getProcessInfo", nil, &res) != nil {
+	res, err := proto.Call(cctx, c.Target(""), systeminfo.GetProcessInfo, proto.Empty{})
+	if err != nil {
 		return 0
 	}
 	for _, p := range res.ProcessInfo {
-		if p.Type == "browser" {
-			return p.ID
+		if p != nil && p.Type == "browser" {
+			return int(p.ID)
 		}
 	}
 	return 0

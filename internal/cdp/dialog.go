@@ -2,10 +2,13 @@ package cdp
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"sync"
 	"time"
+
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/dtb-cli/dtb/internal/output"
 )
@@ -84,28 +87,21 @@ type DialogWatch struct {
 // it only once the dialog closes). The browser handles a tab's commands in
 // order, so every command sent after this one sees dialogs reported.
 func (p *Page) WatchDialogs(ctx context.Context, policy DialogPolicy) *DialogWatch {
-	ch, stop := p.Events("Page.javascriptDialogOpening")
+	ch, stop := On(p, page.JavascriptDialogOpening)
 	w := &DialogWatch{page: p, stop: stop, policy: policy, opened: make(chan struct{}), done: make(chan struct{})}
-	p.Post(ctx, "Page.enable", nil)
+	Post(ctx, p, page.Enable, page.EnableParams{})
 	go func() {
 		defer close(w.done)
 		for ev := range ch {
-			w.handle(ctx, ev.Params)
+			w.handle(ctx, ev)
 		}
 	}()
 	return w
 }
 
-func (w *DialogWatch) handle(ctx context.Context, params json.RawMessage) {
-	var e struct {
-		URL               string `json:"url"`
-		Message           string `json:"message"`
-		Type              string `json:"type"`
-		DefaultPrompt     string `json:"defaultPrompt"`
-		HasBrowserHandler bool   `json:"hasBrowserHandler"`
-	}
-	json.Unmarshal(params, &e)
-	d := &Dialog{Type: e.Type, Message: e.Message, DefaultPrompt: e.DefaultPrompt, URL: e.URL, Browser: e.HasBrowserHandler}
+func (w *DialogWatch) handle(ctx context.Context, ev Event) {
+	e, _ := Decode(page.JavascriptDialogOpening, ev)
+	d := &Dialog{Type: string(e.Type), Message: e.Message, DefaultPrompt: e.DefaultPrompt, URL: e.URL, Browser: e.HasBrowserHandler}
 	w.mu.Lock()
 	pol := w.policy
 	if pol.Once {
@@ -210,16 +206,27 @@ func (w *DialogWatch) Stop() {
 // it) with Page.handleJavaScriptDialog: accept or dismiss, a prompt accepted
 // with text, else its default text. It returns the text a prompt got.
 func (p *Page) AnswerDialog(ctx context.Context, d *Dialog, answer, text string) (string, error) {
-	params := map[string]any{"accept": answer == "accept"}
+	params := dialogAnswer{Accept: answer == "accept"}
 	if answer == "accept" && (d == nil || d.Type == "prompt") {
 		if text == "" && d != nil {
 			text = d.DefaultPrompt
 		}
-		params["promptText"] = text
+		params.PromptText = &text
 	} else {
 		text = ""
 	}
-	return text, p.Call(ctx, "Page.handleJavaScriptDialog", params, nil)
+	_, err := proto.Call(ctx, p, handleDialog, params)
+	return text, err
+}
+
+// handleDialog is page.HandleJavaScriptDialog with a prompt text that is sent
+// even when empty: cdproto leaves "" out, and a prompt accepted without a
+// text returns its default text, not the "" dtb reports.
+var handleDialog = proto.Command[dialogAnswer, proto.Empty]{Method: page.HandleJavaScriptDialog.Method}
+
+type dialogAnswer struct {
+	Accept     bool    `json:"accept"`
+	PromptText *string `json:"promptText,omitzero"`
 }
 
 // Responsive reports whether the tab's main thread answers a trivial
@@ -227,7 +234,7 @@ func (p *Page) AnswerDialog(ctx context.Context, d *Dialog, answer, text string)
 func (p *Page) Responsive(ctx context.Context, wait time.Duration) bool {
 	cctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	err := p.Call(cctx, "Runtime.evaluate", map[string]any{"expression": "1", "returnByValue": true}, nil)
+	_, err := proto.Call(cctx, p, runtime.Evaluate, runtime.EvaluateParams{Expression: "1", ReturnByValue: new(true)})
 	return err == nil || cctx.Err() == nil
 }
 

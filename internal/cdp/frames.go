@@ -2,12 +2,12 @@ package cdp
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	proto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
 )
 
 // The frame machinery interaction and reading share: a session's frame tree,
@@ -20,27 +20,37 @@ import (
 // (Page.getFrameTree), its main frame at the root. An out-of-process frame is
 // not in it: it is the root of its own session's tree.
 type FrameTree struct {
-	Frame       FrameInfo   `json:"frame"`
-	ChildFrames []FrameTree `json:"childFrames"`
+	Frame       FrameInfo
+	ChildFrames []FrameTree
 }
 
-// FrameInfo is the part of a Page.Frame dtb reads.
+// FrameInfo is the part of a cdproto frame dtb reads.
 type FrameInfo struct {
-	ID       string `json:"id"`
-	ParentID string `json:"parentId"`
-	Name     string `json:"name"`
-	URL      string `json:"url"`
+	ID, ParentID, Name, URL string
 }
 
 // FrameTree lists the frames of the page's session.
 func (p *Page) FrameTree(ctx context.Context) (*FrameTree, error) {
-	var res struct {
-		FrameTree FrameTree `json:"frameTree"`
-	}
-	if err := p.Call(ctx, "Page.getFrameTree", nil, &res); err != nil {
+	res, err := proto.Call(ctx, p, page.GetFrameTree, proto.Empty{})
+	if err != nil {
 		return nil, err
 	}
-	return &res.FrameTree, nil
+	t := frameTreeOf(res.FrameTree)
+	return &t, nil
+}
+
+func frameTreeOf(t *page.FrameTree) FrameTree {
+	var out FrameTree
+	if t == nil {
+		return out
+	}
+	if f := t.Frame; f != nil {
+		out.Frame = FrameInfo{ID: string(f.ID), ParentID: string(f.ParentID), Name: f.Name, URL: f.URL}
+	}
+	for _, c := range t.ChildFrames {
+		out.ChildFrames = append(out.ChildFrames, frameTreeOf(c))
+	}
+	return out
 }
 
 // IsolatedWorld creates a JavaScript world named name in frame frameID of the
@@ -87,17 +97,17 @@ type OOPIFAttach struct {
 // answers, then each new one as it appears; Next returns them. Close stops
 // listening, Detach also turns auto-attach off.
 func (p *Page) AttachOOPIFs(ctx context.Context) *OOPIFAttach {
-	events, stop := p.Events("Target.attachedToTarget")
+	events, stop := On(p, target.AttachedToTarget)
 	a := &OOPIFAttach{p: p, events: events, stop: stop, done: make(chan struct{})}
 	go func() {
-		a.err = p.Call(ctx, "Target.setAutoAttach", autoAttach(true), nil)
+		_, a.err = proto.Call(ctx, p, target.SetAutoAttach, autoAttach(true))
 		close(a.done)
 	}()
 	return a
 }
 
-func autoAttach(on bool) map[string]any {
-	return map[string]any{"autoAttach": on, "waitForDebuggerOnStart": false, "flatten": true}
+func autoAttach(on bool) target.SetAutoAttachParams {
+	return target.SetAutoAttachParams{AutoAttach: on, WaitForDebuggerOnStart: false, Flatten: new(true)}
 }
 
 // Started waits for the answer to Target.setAutoAttach: nil once auto-attach
@@ -117,7 +127,7 @@ func (a *OOPIFAttach) Next(ctx context.Context, expire <-chan time.Time) (*OOPIF
 			if !ok {
 				return nil, ErrConnClosed
 			}
-			if o := a.oopif(ev.Params); o != nil {
+			if o := a.oopif(ev); o != nil {
 				return o, nil
 			}
 		case <-expire:
@@ -129,20 +139,12 @@ func (a *OOPIFAttach) Next(ctx context.Context, expire <-chan time.Time) (*OOPIF
 }
 
 // oopif decodes a Target.attachedToTarget event; nil unless it is an iframe's.
-func (a *OOPIFAttach) oopif(params json.RawMessage) *OOPIF {
-	var e struct {
-		SessionID  string `json:"sessionId"`
-		TargetInfo struct {
-			TargetID      string `json:"targetId"`
-			Type          string `json:"type"`
-			URL           string `json:"url"`
-			ParentFrameID string `json:"parentFrameId"`
-		} `json:"targetInfo"`
-	}
-	if json.Unmarshal(params, &e) != nil || e.SessionID == "" || e.TargetInfo.Type != "iframe" {
+func (a *OOPIFAttach) oopif(ev Event) *OOPIF {
+	e, ok := Decode(target.AttachedToTarget, ev)
+	if !ok || e.SessionID == "" || e.TargetInfo == nil || e.TargetInfo.Type != "iframe" {
 		return nil
 	}
-	return &OOPIF{FrameID: e.TargetInfo.TargetID, ParentFrameID: e.TargetInfo.ParentFrameID, URL: e.TargetInfo.URL, Session: a.p.Child(e.SessionID)}
+	return &OOPIF{FrameID: string(e.TargetInfo.TargetID), ParentFrameID: string(e.TargetInfo.ParentFrameID), URL: e.TargetInfo.URL, Session: a.p.Child(string(e.SessionID))}
 }
 
 // Close stops listening. Auto-attach stays on and the frames attached stay
@@ -153,6 +155,6 @@ func (a *OOPIFAttach) Close() { a.stop() }
 // (so that a later auto-attach on the connection reports them again), and
 // stops listening. Their sessions end: call it when done with them.
 func (a *OOPIFAttach) Detach(ctx context.Context) {
-	a.p.Call(ctx, "Target.setAutoAttach", autoAttach(false), nil)
+	proto.Call(ctx, a.p, target.SetAutoAttach, autoAttach(false))
 	a.stop()
 }

@@ -8,6 +8,10 @@ import (
 	"strings"
 	"time"
 
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+
 	"github.com/dtb-cli/dtb/internal/output"
 )
 
@@ -89,30 +93,30 @@ func NormalizeURL(raw string) string {
 // error status is a successful navigation that reports the status.
 func (p *Page) Navigate(ctx context.Context, rawURL string, wait WaitMode) (*Navigation, error) {
 	start := time.Now()
-	evName := "Page.loadEventFired"
+	loadEvent := page.LoadEventFired.Method
 	if wait == WaitDOMContentLoaded {
-		evName = "Page.domContentEventFired"
+		loadEvent = page.DomContentEventFired.Method
 	}
-	loaded, stopLoad := p.Events(evName)
+	loaded, stopLoad := p.Events(loadEvent)
 	defer stopLoad()
-	responses, stopResp := p.Events("Network.responseReceived")
+	responses, stopResp := On(p, network.ResponseReceived)
 	defer stopResp()
 	errs := make(chan error, 2)
-	go func() { errs <- p.Call(ctx, "Page.enable", nil, nil) }()
 	go func() {
-		errs <- p.Call(ctx, "Network.enable", map[string]any{"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}, nil)
+		_, err := proto.Call(ctx, p, page.Enable, page.EnableParams{})
+		errs <- err
+	}()
+	go func() {
+		_, err := proto.Call(ctx, p, network.Enable, NetworkNoBodies())
+		errs <- err
 	}()
 	for range 2 {
 		if err := <-errs; err != nil {
 			return nil, wrapCDP(ctx, err, "preparing the navigation")
 		}
 	}
-	var nav struct {
-		FrameID   string `json:"frameId"`
-		LoaderID  string `json:"loaderId"`
-		ErrorText string `json:"errorText"`
-	}
-	if err := p.Call(ctx, "Page.navigate", map[string]any{"url": rawURL}, &nav); err != nil {
+	nav, err := proto.Call(ctx, p, page.Navigate, page.NavigateParams{URL: rawURL})
+	if err != nil {
 		var pe *ProtocolError
 		if asProtocol(err, &pe) {
 			return nil, output.Wrap("navigation-failed", err, "cannot navigate to "+rawURL).With("url", rawURL)
@@ -156,17 +160,8 @@ drain:
 			if !ok {
 				break drain
 			}
-			var r struct {
-				LoaderID string `json:"loaderId"`
-				Type     string `json:"type"`
-				Response struct {
-					URL      string `json:"url"`
-					Status   int    `json:"status"`
-					MimeType string `json:"mimeType"`
-				} `json:"response"`
-			}
-			if json.Unmarshal(ev.Params, &r) == nil && r.Type == "Document" && r.LoaderID == nav.LoaderID {
-				st := r.Response.Status
+			if r, ok := Decode(network.ResponseReceived, ev); ok && r.Type == network.ResourceTypeDocument && r.LoaderID == nav.LoaderID && r.Response != nil {
+				st := int(r.Response.Status)
 				res.Status = &st
 				res.MimeType = r.Response.MimeType
 				res.URL = r.Response.URL
@@ -227,7 +222,7 @@ func wrapCDP(ctx context.Context, err error, what string) error {
 // StopLoading stops the tab's pending navigation and loads, as a browser's
 // stop button (not waited for: sent even when ctx has ended).
 func (p *Page) StopLoading(ctx context.Context) {
-	p.Post(context.WithoutCancel(ctx), "Page.stopLoading", nil)
+	Post(context.WithoutCancel(ctx), p, page.StopLoading, proto.Empty{})
 }
 
 // UnstuckByStop reports whether a tab that does not answer was held by a

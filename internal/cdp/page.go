@@ -9,8 +9,10 @@ import (
 	"strings"
 	"time"
 
+	proto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 
 	"github.com/dtb-cli/dtb/internal/output"
 )
@@ -68,15 +70,7 @@ func (p *Page) Events(method string) (<-chan Event, func()) {
 
 // Subscribe implements cdproto's cdp.Session.
 func (p *Page) Subscribe(method string) (<-chan jsonv2.Value, func()) {
-	in, cancel := p.Events(method)
-	out := make(chan jsonv2.Value)
-	go func() {
-		defer close(out)
-		for e := range in {
-			out <- jsonv2.Value(e.Params)
-		}
-	}()
-	return out, cancel
+	return values(p.Events(method))
 }
 
 // Done is closed when the tab's connection ends.
@@ -90,7 +84,7 @@ func (p *Page) Close() error {
 	if p.sessionID != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		p.conn.Call(ctx, "", "Target.detachFromTarget", map[string]any{"sessionId": p.sessionID}, nil)
+		proto.Call(ctx, p.conn.Target(""), target.DetachFromTarget, target.DetachFromTargetParams{SessionID: target.SessionID(p.sessionID)})
 	}
 	return nil
 }
@@ -108,7 +102,8 @@ func (p *Page) Evaluate(ctx context.Context, expr string, awaitPromise bool) (js
 	}
 	var res runtime.EvaluateResult
 	for attempt := 0; ; attempt++ {
-		err := p.Call(ctx, "Runtime.evaluate", params, &res)
+		var err error
+		res, err = proto.Call(ctx, p, runtime.Evaluate, params)
 		if err == nil {
 			break
 		}

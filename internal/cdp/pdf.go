@@ -8,6 +8,9 @@ import (
 	"strings"
 	"sync"
 
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+
 	"github.com/dtb-cli/dtb/internal/output"
 )
 
@@ -78,22 +81,17 @@ func (p *Page) PDF(ctx context.Context, o PDFOptions) (*PDF, error) {
 	if scale < 0.1 || scale > 2 {
 		return nil, output.Usage("--scale must be between 0.1 and 2, not %g", o.Scale)
 	}
-	params := map[string]any{
-		"paperWidth": size[0], "paperHeight": size[1], "landscape": o.Landscape,
-		"printBackground": o.Background, "scale": scale, "preferCSSPageSize": o.CSSPage,
+	params := page.PrintToPDFParams{
+		PaperWidth: size[0], PaperHeight: size[1], Landscape: new(o.Landscape),
+		PrintBackground: new(o.Background), Scale: scale, PreferCSSPageSize: new(o.CSSPage),
+		PageRanges: o.PageRanges,
 	}
 	if o.Margin >= 0 {
-		for _, side := range []string{"marginTop", "marginBottom", "marginLeft", "marginRight"} {
-			params[side] = o.Margin
-		}
+		// Each side its own pointer: 0 is sent, not left to the 1 cm default.
+		params.MarginTop, params.MarginBottom, params.MarginLeft, params.MarginRight = new(o.Margin), new(o.Margin), new(o.Margin), new(o.Margin)
 	}
-	if o.PageRanges != "" {
-		params["pageRanges"] = o.PageRanges
-	}
-	var res struct {
-		Data []byte `json:"data"`
-	}
-	if err := p.Call(ctx, "Page.printToPDF", params, &res); err != nil {
+	res, err := proto.Call(ctx, p, page.PrintToPDF, params)
+	if err != nil {
 		var pe *ProtocolError
 		if errors.As(err, &pe) {
 			m := strings.ToLower(pe.Message)

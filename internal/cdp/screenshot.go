@@ -3,7 +3,6 @@ package cdp
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"image"
 	_ "image/jpeg" // DecodeConfig of captures
@@ -12,6 +11,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/page"
 
 	"github.com/dtb-cli/dtb/internal/output"
 )
@@ -65,20 +68,22 @@ type Screenshot struct {
 	Mode   string  `json:"mode"` // viewport, full or clip
 }
 
+// getLayoutMetrics is page.GetLayoutMetrics with the device-pixel visual
+// viewport its answer still carries (deprecated, so cdproto leaves it out):
+// its width over the CSS one is the device pixel ratio of a capture.
+var getLayoutMetrics = proto.Command[proto.Empty, layoutMetrics]{Method: page.GetLayoutMetrics.Method}
+
 type layoutMetrics struct {
-	CSSContentSize struct {
-		Width  float64 `json:"width"`
-		Height float64 `json:"height"`
-	} `json:"cssContentSize"`
-	CSSVisualViewport struct {
-		PageX        float64 `json:"pageX"`
-		PageY        float64 `json:"pageY"`
-		ClientWidth  float64 `json:"clientWidth"`
-		ClientHeight float64 `json:"clientHeight"`
-	} `json:"cssVisualViewport"`
-	VisualViewport struct {
-		ClientWidth float64 `json:"clientWidth"`
-	} `json:"visualViewport"`
+	page.GetLayoutMetricsResult
+	VisualViewport *page.VisualViewport `json:"visualViewport"`
+}
+
+// cssViewport is the visual viewport in CSS pixels (zero when not told).
+func (lm *layoutMetrics) cssViewport() page.VisualViewport {
+	if lm.CSSVisualViewport == nil {
+		return page.VisualViewport{}
+	}
+	return *lm.CSSVisualViewport
 }
 
 // Screenshot captures the tab: the viewport, the full page or a clip. A full
@@ -104,25 +109,29 @@ func (p *Page) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot
 	if maxSide <= 0 {
 		maxSide = DefaultMaxSide
 	}
-	params := map[string]any{"format": format}
+	params := page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormat(format)}
 	if format == "jpeg" {
-		params["quality"] = quality
+		params.Quality = new(int64(quality))
 	}
 	shot := &Screenshot{Format: format, Scale: 1, Mode: "viewport"}
 	var want *[2]int
 	if o.Full || o.Clip != nil {
-		var lm layoutMetrics
-		if err := p.Call(ctx, "Page.getLayoutMetrics", nil, &lm); err != nil {
+		lm, err := proto.Call(ctx, p, getLayoutMetrics, proto.Empty{})
+		if err != nil {
 			return nil, wrapCDP(ctx, err, "reading the page size")
 		}
 		dpr := 1.0
-		if lm.CSSVisualViewport.ClientWidth > 0 && lm.VisualViewport.ClientWidth > 0 {
-			dpr = lm.VisualViewport.ClientWidth / lm.CSSVisualViewport.ClientWidth
+		if css := lm.cssViewport(); css.ClientWidth > 0 && lm.VisualViewport != nil && lm.VisualViewport.ClientWidth > 0 {
+			dpr = lm.VisualViewport.ClientWidth / css.ClientWidth
 		}
 		clip := o.Clip
 		if o.Full {
 			shot.Mode = "full"
-			w, h := math.Ceil(lm.CSSContentSize.Width), math.Ceil(lm.CSSContentSize.Height)
+			var size dom.Rect
+			if lm.CSSContentSize != nil {
+				size = *lm.CSSContentSize
+			}
+			w, h := math.Ceil(size.Width), math.Ceil(size.Height)
 			if w <= 0 || h <= 0 {
 				return nil, output.Errorf("full-page-screenshot-unavailable", "the page reports no content size; a full-page capture is impossible")
 			}
@@ -136,14 +145,12 @@ func (p *Page) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot
 			shot.Scaled = true
 		}
 		shot.Scale = scale
-		params["clip"] = map[string]any{"x": clip.X, "y": clip.Y, "width": clip.Width, "height": clip.Height, "scale": scale}
-		params["captureBeyondViewport"] = true
+		params.Clip = &page.Viewport{X: clip.X, Y: clip.Y, Width: clip.Width, Height: clip.Height, Scale: scale}
+		params.CaptureBeyondViewport = new(true)
 		want = &[2]int{int(math.Round(clip.Width * dpr * scale)), int(math.Round(clip.Height * dpr * scale))}
 	}
-	var res struct {
-		Data []byte `json:"data"`
-	}
-	if err := p.capture(ctx, params, &res); err != nil {
+	res, err := p.capture(ctx, params)
+	if err != nil {
 		if o.Full && ctx.Err() == nil && !isReason(err, "page-navigating") {
 			return nil, output.Wrap("full-page-screenshot-unavailable", err, "the browser refused a full-page capture")
 		}
@@ -162,12 +169,12 @@ func (p *Page) Screenshot(ctx context.Context, o ScreenshotOptions) (*Screenshot
 	}
 	if o.Clip == nil && !o.Full && max(cfg.Width, cfg.Height) > maxSide {
 		// A viewport larger than max-side: capture it again, scaled.
-		var lm layoutMetrics
-		if err := p.Call(ctx, "Page.getLayoutMetrics", nil, &lm); err == nil && lm.CSSVisualViewport.ClientWidth > 0 {
-			vp := lm.CSSVisualViewport
+		if lm, err := proto.Call(ctx, p, getLayoutMetrics, proto.Empty{}); err == nil && lm.cssViewport().ClientWidth > 0 {
+			vp := lm.cssViewport()
 			scale := float64(maxSide) / float64(max(cfg.Width, cfg.Height))
-			params["clip"] = map[string]any{"x": vp.PageX, "y": vp.PageY, "width": vp.ClientWidth, "height": vp.ClientHeight, "scale": scale}
-			if err := p.capture(ctx, params, &res); err == nil {
+			params.Clip = &page.Viewport{X: vp.PageX, Y: vp.PageY, Width: vp.ClientWidth, Height: vp.ClientHeight, Scale: scale}
+			if res2, err := p.capture(ctx, params); err == nil {
+				res = res2
 				if c2, _, err := image.DecodeConfig(bytes.NewReader(res.Data)); err == nil {
 					cfg = c2
 					shot.Scaled, shot.Scale = true, scale
@@ -195,20 +202,29 @@ const captureRetries = 10
 // replaces the document under it: the browser then answers "Not attached to
 // an active page", or never. A capture that has not answered some time after
 // a navigation committed is abandoned and taken again of the new document.
-func (p *Page) capture(ctx context.Context, params map[string]any, res any) error {
-	navs, stop := p.Events("Page.frameNavigated")
+func (p *Page) capture(ctx context.Context, params page.CaptureScreenshotParams) (page.CaptureScreenshotResult, error) {
+	navs, stop := On(p, page.FrameNavigated)
 	defer stop()
-	p.Post(ctx, "Page.enable", nil)
+	Post(ctx, p, page.Enable, page.EnableParams{})
+	type answer struct {
+		res page.CaptureScreenshotResult
+		err error
+	}
 	for attempt := 0; ; attempt++ {
 		actx, cancel := context.WithCancel(ctx)
-		errc := make(chan error, 1)
-		go func() { errc <- p.Call(actx, "Page.captureScreenshot", params, res) }()
+		answers := make(chan answer, 1)
+		go func() {
+			res, err := proto.Call(actx, p, page.CaptureScreenshot, params)
+			answers <- answer{res, err}
+		}()
+		var res page.CaptureScreenshotResult
 		var err error
 		var grace <-chan time.Time
 	wait:
 		for {
 			select {
-			case err = <-errc:
+			case a := <-answers:
+				res, err = a.res, a.err
 				break wait
 			case ev, ok := <-navs:
 				if ok && grace == nil && topFrameEvent(ev) {
@@ -216,20 +232,20 @@ func (p *Page) capture(ctx context.Context, params map[string]any, res any) erro
 				}
 			case <-grace:
 				cancel()
-				err = <-errc
+				<-answers
 				err = errRecapture
 				break wait
 			}
 		}
 		cancel()
 		if err == nil {
-			return nil
+			return res, nil
 		}
 		if ctx.Err() != nil || (err != errRecapture && !detachedCapture(err)) {
-			return err
+			return res, err
 		}
 		if attempt+1 >= captureRetries {
-			return output.Errorf("page-navigating", "the page navigated %d times while it was captured; it never holds still long enough for a screenshot", attempt+1).With("navigations", attempt+1)
+			return res, output.Errorf("page-navigating", "the page navigated %d times while it was captured; it never holds still long enough for a screenshot", attempt+1).With("navigations", attempt+1)
 		}
 	}
 }
@@ -248,12 +264,8 @@ func detachedCapture(err error) bool {
 
 // topFrameEvent: a Page.frameNavigated of the tab's main frame.
 func topFrameEvent(ev Event) bool {
-	var e struct {
-		Frame struct {
-			ParentID string `json:"parentId"`
-		} `json:"frame"`
-	}
-	return json.Unmarshal(ev.Params, &e) == nil && e.Frame.ParentID == ""
+	e, ok := Decode(page.FrameNavigated, ev)
+	return ok && (e.Frame == nil || e.Frame.ParentID == "")
 }
 
 func isReason(err error, reason string) bool {

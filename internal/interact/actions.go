@@ -7,6 +7,9 @@ import (
 	"strings"
 	"time"
 
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+
 	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
 )
@@ -225,20 +228,25 @@ func dialogCut(ctx context.Context, err error, res *Result, start time.Time) (*R
 }
 
 func (p *Page) mouse(ctx context.Context, typ string, x, y float64, button string, buttonsMask, count, mods int) error {
-	c := mouseCmd(typ, x, y, button, buttonsMask, count, mods)
-	if err := p.tab.Call(ctx, c.Method, c.Params, nil); err != nil {
+	if _, err := proto.Call(ctx, p.tab, input.DispatchMouseEvent, mouseParams(typ, x, y, button, buttonsMask, count, mods)); err != nil {
 		return wrapCDP(ctx, err)
 	}
 	return nil
 }
 
-// mouseCmd is one Input.dispatchMouseEvent.
+// mouseCmd is one Input.dispatchMouseEvent of a Pipeline.
 func mouseCmd(typ string, x, y float64, button string, buttonsMask, count, mods int) cdp.Cmd {
-	params := map[string]any{"type": typ, "x": x, "y": y, "modifiers": mods, "button": button, "buttons": buttonsMask}
+	return cdp.Command(input.DispatchMouseEvent, mouseParams(typ, x, y, button, buttonsMask, count, mods), nil)
+}
+
+// mouseParams: zero modifiers, buttons and click count are left out, each
+// the protocol's default.
+func mouseParams(typ string, x, y float64, button string, buttonsMask, count, mods int) input.DispatchMouseEventParams {
+	params := input.DispatchMouseEventParams{Type: input.DispatchMouseEventType(typ), X: x, Y: y, Modifiers: int64(mods), Button: input.MouseButton(button), Buttons: int64(buttonsMask)}
 	if count > 0 {
-		params["clickCount"] = count
+		params.ClickCount = int64(count)
 	}
-	return cdp.Cmd{Method: "Input.dispatchMouseEvent", Params: params}
+	return params
 }
 
 // TypeOptions configure Type.
@@ -413,8 +421,8 @@ func (p *Page) insert(ctx context.Context, text string, o TypeOptions, f focusRe
 	if err := g.check(ctx); err != nil {
 		return err
 	}
-	if err := wrapCDP(ctx, p.tab.Call(ctx, "Input.insertText", map[string]any{"text": text}, nil)); err != nil {
-		return err
+	if _, err := proto.Call(ctx, p.tab, input.InsertText, input.InsertTextParams{Text: text}); err != nil {
+		return wrapCDP(ctx, err)
 	}
 	g.countN(len([]rune(text)))
 	return nil

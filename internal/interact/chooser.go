@@ -6,6 +6,11 @@ import (
 	"slices"
 	"sync"
 
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+
 	"github.com/dtb-cli/dtb/internal/cdp"
 )
 
@@ -23,14 +28,13 @@ type chooserWatch struct {
 
 // chooserOpened is one Page.fileChooserOpened.
 type chooserOpened struct {
-	sess          *cdp.Page
-	BackendNodeID int64  `json:"backendNodeId"`
-	Mode          string `json:"mode"`
+	sess *cdp.Page
+	page.EventFileChooserOpened
 }
 
-// interceptCmd turns file-chooser interception on or off.
-func interceptCmd(on bool) cdp.Cmd {
-	return cdp.Cmd{Method: "Page.setInterceptFileChooserDialog", Params: map[string]any{"enabled": on}}
+// intercept turns file-chooser interception on or off.
+func intercept(on bool) page.SetInterceptFileChooserDialogParams {
+	return page.SetInterceptFileChooserDialogParams{Enabled: on}
 }
 
 // watchChooser turns interception on in the tab without waiting for the
@@ -41,8 +45,7 @@ func interceptCmd(on bool) cdp.Cmd {
 func (p *Page) watchChooser(ctx context.Context) *chooserWatch {
 	w := &chooserWatch{got: make(chan chooserOpened, 2)}
 	w.listen(p.tab)
-	on := interceptCmd(true)
-	p.tab.Post(ctx, on.Method, on.Params)
+	cdp.Post(ctx, p.tab, page.SetInterceptFileChooserDialog, intercept(true))
 	return w
 }
 
@@ -53,9 +56,8 @@ func (w *chooserWatch) add(ctx context.Context, fs *cdp.Page) error {
 		return nil
 	}
 	w.listen(fs)
-	fs.Call(ctx, "Page.enable", nil, nil)
-	on := interceptCmd(true)
-	if err := fs.Call(ctx, on.Method, on.Params, nil); err != nil {
+	proto.Call(ctx, fs, page.Enable, page.EnableParams{})
+	if _, err := proto.Call(ctx, fs, page.SetInterceptFileChooserDialog, intercept(true)); err != nil {
 		return wrapCDP(ctx, err)
 	}
 	return nil
@@ -64,13 +66,12 @@ func (w *chooserWatch) add(ctx context.Context, fs *cdp.Page) error {
 // listen follows session s's Page.fileChooserOpened.
 func (w *chooserWatch) listen(s *cdp.Page) {
 	w.sessions = append(w.sessions, s)
-	ch, stop := s.Events("Page.fileChooserOpened")
+	ch, stop := cdp.On(s, page.FileChooserOpened)
 	w.stops = append(w.stops, stop)
 	go func() {
 		for ev := range ch {
-			var o chooserOpened
-			json.Unmarshal(ev.Params, &o)
-			o.sess = s
+			e, _ := cdp.Decode(page.FileChooserOpened, ev)
+			o := chooserOpened{sess: s, EventFileChooserOpened: e}
 			w.mu.Lock()
 			if w.first == nil {
 				w.first = &o
@@ -96,9 +97,8 @@ func (w *chooserWatch) opened() *chooserOpened {
 // session's later commands after it, and a page blocked by a dialog or a
 // busy script must not hold the command past its deadline.
 func (w *chooserWatch) stop(ctx context.Context) {
-	off := interceptCmd(false)
 	for _, s := range w.sessions {
-		s.Post(context.WithoutCancel(ctx), off.Method, off.Params)
+		cdp.Post(context.WithoutCancel(ctx), s, page.SetInterceptFileChooserDialog, intercept(false))
 	}
 	for _, stop := range w.stops {
 		stop()
@@ -114,12 +114,8 @@ func (p *Page) reportChooser(ctx context.Context, w *chooserWatch, loc Locator, 
 	op := w.opened()
 	if op != nil && !cdp.LeftOpen(ctx) {
 		info := map[string]any{"multiple": op.Mode == "selectMultiple", "accept": ""}
-		var r struct {
-			Object remote `json:"object"`
-		}
-		if op.sess.Call(ctx, "DOM.resolveNode", map[string]any{"backendNodeId": op.BackendNodeID}, &r) == nil && r.Object.ObjectID != "" {
-			var v callResult
-			if op.sess.Call(ctx, "Runtime.callFunctionOn", map[string]any{"functionDeclaration": "function () { return this.accept || '' }", "objectId": r.Object.ObjectID, "returnByValue": true}, &v) == nil {
+		if r, err := proto.Call(ctx, op.sess, resolveNode, dom.ResolveNodeParams{BackendNodeID: op.BackendNodeID}); err == nil && r.Object.ObjectID != "" {
+			if v, err := proto.Call(ctx, op.sess, callFunctionOn, runtime.CallFunctionOnParams{FunctionDeclaration: "function () { return this.accept || '' }", ObjectID: runtime.RemoteObjectID(r.Object.ObjectID), ReturnByValue: new(true)}); err == nil {
 				var accept string
 				json.Unmarshal(v.Result.Value, &accept)
 				info["accept"] = accept

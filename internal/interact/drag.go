@@ -8,6 +8,10 @@ import (
 	"math"
 	"time"
 
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/runtime"
+
 	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
 )
@@ -88,15 +92,15 @@ func (p *Page) Drag(ctx context.Context, src, dst Locator, o DragOptions) (*Resu
 	if err := w.ready(ctx); err != nil {
 		return nil, err
 	}
-	intercepted, stopIntercept := p.tab.Events("Input.dragIntercepted")
+	intercepted, stopIntercept := cdp.On(p.tab, input.DragIntercepted)
 	defer stopIntercept()
-	if err := p.tab.Call(ctx, "Input.setInterceptDrags", map[string]any{"enabled": true}, nil); err != nil {
+	if _, err := proto.Call(ctx, p.tab, input.SetInterceptDrags, input.SetInterceptDragsParams{Enabled: true}); err != nil {
 		return nil, wrapCDP(ctx, err)
 	}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		defer cancel()
-		p.tab.Call(cctx, "Input.setInterceptDrags", map[string]any{"enabled": false}, nil)
+		proto.Call(cctx, p.tab, input.SetInterceptDrags, input.SetInterceptDragsParams{Enabled: false})
 	}()
 
 	const left = 1 // buttons mask of the left button
@@ -106,12 +110,9 @@ func (p *Page) Drag(ctx context.Context, src, dst Locator, o DragOptions) (*Resu
 	if err := p.mouse(ctx, "mousePressed", from[0], from[1], "left", left, 1, 0); err != nil {
 		return nil, err
 	}
-	var dragData json.RawMessage
+	var dragData *input.DragData
 	take := func(ev cdp.Event) {
-		var e struct {
-			Data json.RawMessage `json:"data"`
-		}
-		if json.Unmarshal(ev.Params, &e) == nil && len(e.Data) > 0 {
+		if e, ok := cdp.Decode(input.DragIntercepted, ev); ok && e.Data != nil {
 			dragData = e.Data
 		}
 	}
@@ -137,9 +138,9 @@ func (p *Page) Drag(ctx context.Context, src, dst Locator, o DragOptions) (*Resu
 		}
 	}
 	entered := false
-	dragEvent := func(typ string, x, y float64) error {
-		params := map[string]any{"type": typ, "x": x, "y": y, "data": dragData, "modifiers": 0}
-		return wrapCDP(ctx, p.tab.Call(ctx, "Input.dispatchDragEvent", params, nil))
+	dragEvent := func(typ input.DispatchDragEventType, x, y float64) error {
+		_, err := proto.Call(ctx, p.tab, input.DispatchDragEvent, input.DispatchDragEventParams{Type: typ, X: x, Y: y, Data: dragData})
+		return wrapCDP(ctx, err)
 	}
 	for i := 1; i <= steps; i++ {
 		f := float64(i) / float64(steps)
@@ -160,9 +161,9 @@ func (p *Page) Drag(ctx context.Context, src, dst Locator, o DragOptions) (*Resu
 			takeIntercept(0)
 			continue
 		}
-		typ := "dragOver"
+		typ := input.DispatchDragEventTypeDragOver
 		if !entered {
-			typ, entered = "dragEnter", true
+			typ, entered = input.DispatchDragEventTypeDragEnter, true
 		}
 		if err := dragEvent(typ, x, y); err != nil {
 			return nil, err
@@ -250,16 +251,13 @@ func (p *Page) outcomeObject(ctx context.Context, loc Locator, out *outcome, con
 
 // dragWatch runs js/dragwatch.js on the target element (op start or read).
 func (p *Page) dragWatch(ctx context.Context, f *frame, obj, op string, out *dragRecord) error {
-	var res struct {
-		Result struct {
-			Value json.RawMessage `json:"value"`
-		} `json:"result"`
-		ExceptionDetails *struct {
-			Text string `json:"text"`
-		} `json:"exceptionDetails"`
+	arg, err := cdp.Arg(op)
+	if err != nil {
+		return wrapCDP(ctx, err)
 	}
-	params := map[string]any{"functionDeclaration": dragWatchJS, "objectId": obj, "arguments": []any{map[string]any{"value": op}}, "returnByValue": true}
-	if err := f.sess.Call(ctx, "Runtime.callFunctionOn", params, &res); err != nil {
+	params := runtime.CallFunctionOnParams{FunctionDeclaration: dragWatchJS, ObjectID: runtime.RemoteObjectID(obj), Arguments: []*runtime.CallArgument{arg}, ReturnByValue: new(true)}
+	res, err := proto.Call(ctx, f.sess, runtime.CallFunctionOn, params)
+	if err != nil {
 		if isGone(err) {
 			return output.Errorf("not-dropped", "the drop target left the document during the drag")
 		}
@@ -269,10 +267,11 @@ func (p *Page) dragWatch(ctx context.Context, f *frame, obj, op string, out *dra
 		return output.Errorf("threw", "watching the drop target failed: %s", res.ExceptionDetails.Text)
 	}
 	if out != nil {
-		if string(res.Result.Value) == "null" {
+		v := cdp.RawValue(res.Result)
+		if string(v) == "null" {
 			return output.Errorf("not-dropped", "the drop target's document was replaced during the drag")
 		}
-		return json.Unmarshal(res.Result.Value, out)
+		return json.Unmarshal(v, out)
 	}
 	return nil
 }

@@ -55,7 +55,7 @@ func (p *Page) guardKeys(ctx context.Context, f *frame, field string) *keyGuard 
 	if f.sess != p.tab {
 		// An out-of-process frame reports its own navigations.
 		g.listen(f.sess)
-		f.sess.Post(ctx, page.CommandEnable, nil)
+		dcdp.Post(ctx, f.sess, page.Enable, page.EnableParams{})
 	}
 	return g
 }
@@ -77,34 +77,27 @@ func (g *keyGuard) listen(s *dcdp.Page) {
 
 // navigates says whether an event replaces a guarded frame's document.
 func (g *keyGuard) navigates(ev dcdp.Event) string {
-	var e struct {
-		FrameID        string              `json:"frameId"`
-		Frame          struct{ ID string } `json:"frame"`
-		NavigationType string              `json:"navigationType"`
-		Disposition    string              `json:"disposition"`
-	}
-	if decodeEvent(ev, &e) != nil {
-		return ""
-	}
-	id := e.FrameID
-	if id == "" {
-		id = e.Frame.ID
-	}
-	if !g.frames[id] {
-		return ""
-	}
-	switch ev.Method {
-	case page.FrameStartedNavigating.Method:
-		t := page.FrameStartedNavigatingNavigationType(e.NavigationType)
-		if t == page.FrameStartedNavigatingNavigationTypeSameDocument || t == page.FrameStartedNavigatingNavigationTypeHistorySameDocument {
+	guarded := func(id cdp.FrameID) bool { return g.frames[string(id)] }
+	if e, ok := dcdp.Decode(page.FrameStartedNavigating, ev); ok {
+		t := e.NavigationType
+		if !guarded(e.FrameID) || t == page.FrameStartedNavigatingNavigationTypeSameDocument || t == page.FrameStartedNavigatingNavigationTypeHistorySameDocument {
 			return ""
 		}
-	case page.FrameRequestedNavigation.Method:
-		if e.Disposition != "" && e.Disposition != string(page.ClientNavigationDispositionCurrentTab) {
+	} else if e, ok := dcdp.Decode(page.FrameRequestedNavigation, ev); ok {
+		if !guarded(e.FrameID) || (e.Disposition != "" && e.Disposition != page.ClientNavigationDispositionCurrentTab) {
 			return ""
 		}
-	case page.FrameDetached.Method:
+	} else if e, ok := dcdp.Decode(page.FrameNavigated, ev); ok {
+		if e.Frame == nil || !guarded(e.Frame.ID) {
+			return ""
+		}
+	} else if e, ok := dcdp.Decode(page.FrameDetached, ev); ok {
+		if !guarded(e.FrameID) {
+			return ""
+		}
 		return "frame-detached"
+	} else {
+		return ""
 	}
 	return "navigated"
 }
@@ -236,7 +229,7 @@ func (g *keyGuard) end(ctx context.Context) {
 		return
 	}
 	if g.obj != "" {
-		g.sess.Post(context.WithoutCancel(ctx), runtime.CommandCallFunctionOn, runtime.CallFunctionOnParams{
+		dcdp.Post(context.WithoutCancel(ctx), g.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 			FunctionDeclaration: "function () { this.end(); }",
 			ObjectID:            runtime.RemoteObjectID(g.obj),
 		})
@@ -274,6 +267,3 @@ func inputStopped(err error, el *Element, g *keyGuard, typed, total int) error {
 }
 
 func ptrTo[T any](v T) *T { return &v }
-
-// decodeEvent decodes an event's parameters.
-func decodeEvent(ev dcdp.Event, v any) error { return json.Unmarshal(ev.Params, v) }

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+
 	"github.com/dtb-cli/dtb/internal/output"
 )
 
@@ -251,21 +254,20 @@ func ParseModifiers(s string) (int, error) {
 }
 
 // keyParams are the Input.dispatchKeyEvent parameters of one key event.
-func keyParams(typ string, k KeyEvent, mods int) map[string]any {
-	p := map[string]any{
-		"type":                  typ,
-		"modifiers":             mods,
-		"key":                   k.Key,
-		"code":                  k.Code,
-		"windowsVirtualKeyCode": k.KeyCode,
-		"nativeVirtualKeyCode":  k.KeyCode,
+// (Zero fields are left out: each is the protocol's default.)
+func keyParams(typ input.DispatchKeyEventType, k KeyEvent, mods int) input.DispatchKeyEventParams {
+	p := input.DispatchKeyEventParams{
+		Type:                  typ,
+		Modifiers:             int64(mods),
+		Key:                   k.Key,
+		Code:                  k.Code,
+		WindowsVirtualKeyCode: int64(k.KeyCode),
+		NativeVirtualKeyCode:  int64(k.KeyCode),
+		Location:              int64(k.Location),
 	}
-	if k.Location != 0 {
-		p["location"] = k.Location
-	}
-	if typ == "keyDown" && k.Text != "" {
-		p["text"] = k.Text
-		p["unmodifiedText"] = k.Text
+	if typ == input.DispatchKeyEventTypeKeyDown && k.Text != "" {
+		p.Text = k.Text
+		p.UnmodifiedText = k.Text
 	}
 	return p
 }
@@ -291,44 +293,45 @@ var errChordDone = errors.New("chord done")
 
 func (p *Page) sendChord(ctx context.Context, c Chord, g *keyGuard) error {
 	mods := 0
-	call := func(params map[string]any) error {
+	call := func(params input.DispatchKeyEventParams) error {
 		if err := g.held(); err != nil {
-			if params["type"] == "keyUp" {
+			if params.Type == input.DispatchKeyEventTypeKeyUp {
 				// The chord did its work (Enter that submits a form):
 				// the releases are not sent into the next document.
 				return errChordDone
 			}
 			return err
 		}
-		return wrapCDP(ctx, p.tab.Call(ctx, "Input.dispatchKeyEvent", params, nil))
+		_, err := proto.Call(ctx, p.tab, input.DispatchKeyEvent, params)
+		return wrapCDP(ctx, err)
 	}
 	for _, m := range c.Mods {
 		mods |= m.Modifier
-		if err := call(keyParams("rawKeyDown", m, mods)); err != nil {
+		if err := call(keyParams(input.DispatchKeyEventTypeRawKeyDown, m, mods)); err != nil {
 			return err
 		}
 	}
 	k := c.Key
-	typ := "keyDown"
+	typ := input.DispatchKeyEventTypeKeyDown
 	if k.Text == "" || mods&^ModShift != 0 {
 		k.Text = ""
-		typ = "rawKeyDown"
+		typ = input.DispatchKeyEventTypeRawKeyDown
 	}
 	// A modifier pressed alone holds its own flag while down, as on a keyboard.
 	down := keyParams(typ, k, mods|k.Modifier)
 	if cmd := editCommand(c); cmd != "" {
-		down["commands"] = []string{cmd}
+		down.Commands = []string{cmd}
 	}
 	if err := call(down); err != nil {
 		return err
 	}
-	if err := call(keyParams("keyUp", k, mods)); err != nil {
+	if err := call(keyParams(input.DispatchKeyEventTypeKeyUp, k, mods)); err != nil {
 		return err
 	}
 	for i := len(c.Mods) - 1; i >= 0; i-- {
 		m := c.Mods[i]
 		mods &^= m.Modifier
-		if err := call(keyParams("keyUp", m, mods)); err != nil {
+		if err := call(keyParams(input.DispatchKeyEventTypeKeyUp, m, mods)); err != nil {
 			return err
 		}
 	}
@@ -380,7 +383,7 @@ func (p *Page) typeKeys(ctx context.Context, text string, g *keyGuard) error {
 			if err := g.check(ctx); err != nil {
 				return err
 			}
-			if err := p.tab.Call(ctx, "Input.insertText", map[string]any{"text": s}, nil); err != nil {
+			if _, err := proto.Call(ctx, p.tab, input.InsertText, input.InsertTextParams{Text: s}); err != nil {
 				return wrapCDP(ctx, err)
 			}
 			g.count()

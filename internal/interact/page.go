@@ -15,6 +15,10 @@ import (
 	"sync"
 	"time"
 
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/runtime"
+
 	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
 )
@@ -133,6 +137,19 @@ type nodeRef struct {
 	LocalName     string `json:"localName"`
 }
 
+// callFunctionOn, evaluate and resolveNode are cdproto's commands with their
+// answers read into dtb's view of a remote object (remote: plain string ids,
+// as the action code passes them around).
+var (
+	callFunctionOn = proto.Command[runtime.CallFunctionOnParams, callResult]{Method: runtime.CallFunctionOn.Method}
+	evaluate       = proto.Command[runtime.EvaluateParams, callResult]{Method: runtime.Evaluate.Method}
+	resolveNode    = proto.Command[dom.ResolveNodeParams, resolved]{Method: dom.ResolveNode.Method}
+)
+
+type resolved struct {
+	Object remote `json:"object"`
+}
+
 type callResult struct {
 	Result           remote `json:"result"`
 	ExceptionDetails *struct {
@@ -183,37 +200,41 @@ func (p *Page) callOn(ctx context.Context, f *frame, this string, req any, node 
 			m["budget"] = max(time.Until(dl).Milliseconds(), 1)
 		}
 	}
-	args := []any{map[string]any{"value": req}}
+	arg, err := cdp.Arg(req)
+	if err != nil {
+		return nil, wrapCDP(ctx, err)
+	}
+	args := []*runtime.CallArgument{arg}
 	if node != "" {
-		args = append(args, map[string]any{"objectId": node})
+		args = append(args, &runtime.CallArgument{ObjectID: runtime.RemoteObjectID(node)})
 	}
 	// The library travels once per document and world: the first call
 	// leaves it on the document, later ones (of this process or the next)
 	// call it there, and send it again only when it is missing (a new
 	// document, another dtb build); see libCall.
 	full := f.libUnkept
-	params := map[string]any{
-		"functionDeclaration": p.lib(f, full),
-		"arguments":           args,
-		"awaitPromise":        true,
+	params := runtime.CallFunctionOnParams{
+		FunctionDeclaration: p.lib(f, full),
+		Arguments:           args,
+		AwaitPromise:        new(true),
 	}
 	switch mode {
 	case byValue:
-		params["returnByValue"] = true
+		params.ReturnByValue = new(true)
 	case deep:
-		params["serializationOptions"] = map[string]any{"serialization": "deep", "maxDepth": 1}
+		params.SerializationOptions = &runtime.SerializationOptions{Serialization: runtime.SerializationOptionsSerializationDeep, MaxDepth: new(int64(1))}
 	}
 	if this == "" {
 		this = f.docObj
 	}
 	if this != "" {
-		params["objectId"] = this
+		params.ObjectID = runtime.RemoteObjectID(this)
 	} else {
-		params["executionContextId"] = f.ctxID
+		params.ExecutionContextID = runtime.ExecutionContextID(f.ctxID)
 	}
 	var res callResult
 	for {
-		if err := f.sess.Call(ctx, "Runtime.callFunctionOn", params, &res); err != nil {
+		if res, err = proto.Call(ctx, f.sess, callFunctionOn, params); err != nil {
 			if isGone(err) {
 				return nil, fmt.Errorf("%w: %v", errGone, err)
 			}
@@ -226,9 +247,8 @@ func (p *Page) callOn(ctx context.Context, f *frame, this string, req any, node 
 			f.libUnkept = true // sent, and missing again: the document does not keep it
 		}
 		full = true
-		params["functionDeclaration"] = p.lib(f, true)
+		params.FunctionDeclaration = p.lib(f, true)
 		f.sentLib = true
-		res = callResult{}
 	}
 	if d := res.ExceptionDetails; d != nil {
 		msg := d.Text
@@ -378,7 +398,7 @@ func (p *Page) resolveDoc(ctx context.Context, f *frame) error {
 		var res callResult
 		var err error
 		for attempt := 0; ; attempt++ {
-			err = f.sess.Call(ctx, "Runtime.evaluate", map[string]any{"expression": "document"}, &res)
+			res, err = proto.Call(ctx, f.sess, evaluate, runtime.EvaluateParams{Expression: "document"})
 			if err == nil || attempt >= 40 || !isGone(err) {
 				break
 			}
@@ -521,14 +541,9 @@ func isProtocol(err error) bool {
 // resolveNode gives an objectId for a backend node id in frame f's session
 // (in the frame's isolated world when it has one).
 func (p *Page) resolveNode(ctx context.Context, f *frame, backendID int64) (string, error) {
-	params := map[string]any{"backendNodeId": backendID}
-	if f.ctxID != 0 {
-		params["executionContextId"] = f.ctxID
-	}
-	var res struct {
-		Object remote `json:"object"`
-	}
-	if err := f.sess.Call(ctx, "DOM.resolveNode", params, &res); err != nil {
+	// A frame without its own world (ctxID 0) resolves in the main world.
+	res, err := proto.Call(ctx, f.sess, resolveNode, dom.ResolveNodeParams{BackendNodeID: proto.BackendNodeID(backendID), ExecutionContextID: runtime.ExecutionContextID(f.ctxID)})
+	if err != nil {
 		if isGone(err) || isProtocol(err) {
 			return "", fmt.Errorf("%w: %v", errGone, err)
 		}

@@ -7,6 +7,10 @@ import (
 	"math"
 	"slices"
 
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/runtime"
+
 	"github.com/dtb-cli/dtb/internal/output"
 )
 
@@ -58,7 +62,7 @@ func (p *Page) toTop(ctx context.Context, f *frame, x, y float64, more [][2]floa
 			// ms: a background tab gets none), or the click would go where
 			// the frame was before the scroll.
 			for range 5 {
-				if err := g.parent.sess.Call(ctx, "Runtime.evaluate", map[string]any{"expression": "new Promise(r => { requestAnimationFrame(() => r()); setTimeout(r, 100); })", "awaitPromise": true}, nil); err != nil {
+				if _, err := proto.Call(ctx, g.parent.sess, evaluate, runtime.EvaluateParams{Expression: "new Promise(r => { requestAnimationFrame(() => r()); setTimeout(r, 100); })", AwaitPromise: new(true)}); err != nil {
 					break
 				}
 				again, err := ownerQuad(ctx, g)
@@ -84,10 +88,8 @@ func (p *Page) toTop(ctx context.Context, f *frame, x, y float64, more [][2]floa
 // ownerQuad is the content quad of frame g's element in its parent's
 // viewport.
 func ownerQuad(ctx context.Context, g *frame) ([]float64, error) {
-	var q struct {
-		Quads [][]float64 `json:"quads"`
-	}
-	if err := g.parent.sess.Call(ctx, "DOM.getContentQuads", map[string]any{"backendNodeId": g.owner}, &q); err != nil {
+	q, err := proto.Call(ctx, g.parent.sess, dom.GetContentQuads, dom.GetContentQuadsParams{BackendNodeID: proto.BackendNodeID(g.owner)})
+	if err != nil {
 		if isGone(err) || isProtocol(err) {
 			return nil, fmt.Errorf("%w: %v", errGone, err)
 		}
@@ -123,13 +125,9 @@ func (p *Page) hitAtTop(ctx context.Context, f *frame, targetObj string, pts []p
 			return err
 		}
 		// The protocol's hit test takes document coordinates of the root.
-		var hit struct {
-			BackendNodeID int64  `json:"backendNodeId"`
-			FrameID       string `json:"frameId"`
-		}
-		err := pt.root.sess.Call(ctx, "DOM.getNodeForLocation", map[string]any{
-			"x": int(math.Round(pt.x + sc.Scroll[0])), "y": int(math.Round(pt.y + sc.Scroll[1])),
-		}, &hit)
+		hit, err := proto.Call(ctx, pt.root.sess, dom.GetNodeForLocation, dom.GetNodeForLocationParams{
+			X: int64(math.Round(pt.x + sc.Scroll[0])), Y: int64(math.Round(pt.y + sc.Scroll[1])),
+		})
 		if err != nil {
 			if isProtocol(err) {
 				be := &blockedErr{err: output.Errorf("not-visible", "%s is not visible in the viewport (nothing at its point %d,%d)", describeEl(el), round(pts[len(pts)-1].x), round(pts[len(pts)-1].y)).With("element", el)}
@@ -144,11 +142,11 @@ func (p *Page) hitAtTop(ctx context.Context, f *frame, targetObj string, pts []p
 		}
 		if i > 0 {
 			next := pts[i-1].root
-			if hit.FrameID == next.parent.id && hit.BackendNodeID == next.owner {
+			if string(hit.FrameID) == next.parent.id && int64(hit.BackendNodeID) == next.owner {
 				continue
 			}
-		} else if hit.FrameID == f.id {
-			obj, err := p.resolveNode(ctx, f, hit.BackendNodeID)
+		} else if string(hit.FrameID) == f.id {
+			obj, err := p.resolveNode(ctx, f, int64(hit.BackendNodeID))
 			if err != nil {
 				return err
 			}
@@ -166,7 +164,7 @@ func (p *Page) hitAtTop(ctx context.Context, f *frame, targetObj string, pts []p
 			}
 			return &blockedErr{err: coveredErr(el, p.element(h.Covering, f)), patience: stableCover}
 		}
-		return &blockedErr{err: coveredErr(el, p.describeNode(ctx, pt.root, hit.BackendNodeID)), patience: stableCover}
+		return &blockedErr{err: coveredErr(el, p.describeNode(ctx, pt.root, int64(hit.BackendNodeID))), patience: stableCover}
 	}
 	return nil
 }
@@ -174,10 +172,8 @@ func (p *Page) hitAtTop(ctx context.Context, f *frame, targetObj string, pts []p
 // describeNode describes a node of a session for an error (nil when it
 // cannot be resolved).
 func (p *Page) describeNode(ctx context.Context, root *frame, backendID int64) *Element {
-	var res struct {
-		Object remote `json:"object"`
-	}
-	if err := root.sess.Call(ctx, "DOM.resolveNode", map[string]any{"backendNodeId": backendID}, &res); err != nil || res.Object.ObjectID == "" {
+	res, err := proto.Call(ctx, root.sess, resolveNode, dom.ResolveNodeParams{BackendNodeID: proto.BackendNodeID(backendID)})
+	if err != nil || res.Object.ObjectID == "" {
 		return nil
 	}
 	r, err := p.call(ctx, &frame{sess: root.sess}, res.Object.ObjectID, map[string]any{"op": "describe"}, byValue)

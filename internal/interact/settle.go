@@ -2,8 +2,11 @@ package interact
 
 import (
 	"context"
-	"encoding/json"
 	"time"
+
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
 )
@@ -29,9 +32,9 @@ func (p *Page) watch(ctx context.Context) *navWatch {
 	netDone := make(chan struct{})
 	go func() {
 		defer close(netDone)
-		p.tab.Call(ctx, "Network.enable", map[string]any{"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}, nil)
+		proto.Call(ctx, p.tab, network.Enable, cdp.NetworkNoBodies())
 	}()
-	w.err = p.tab.Call(ctx, "Page.enable", nil, nil)
+	_, w.err = proto.Call(ctx, p.tab, page.Enable, page.EnableParams{})
 	<-netDone
 	w.enabled = w.err == nil
 	return w
@@ -114,7 +117,7 @@ func (w *navWatch) settle(ctx context.Context, s Settle, start time.Time) *After
 	// Fetch/XHR requests started since the watch began and not yet finished.
 	// When the last one ends, its answer may still change the DOM: quiet is
 	// measured again.
-	inflight := map[string]bool{}
+	inflight := map[network.RequestID]bool{}
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	for {
@@ -128,22 +131,20 @@ func (w *navWatch) settle(ctx context.Context, s Settle, start time.Time) *After
 				return after
 			}
 			switch ev.Method {
-			case "Network.requestWillBeSent":
-				var e struct {
-					RequestID string `json:"requestId"`
-					Type      string `json:"type"`
-				}
-				json.Unmarshal(ev.Params, &e)
-				if tracked(e.Type) {
+			case network.RequestWillBeSent.Method:
+				e, _ := cdp.Decode(network.RequestWillBeSent, ev)
+				if tracked(string(e.Type)) {
 					inflight[e.RequestID] = true
 				}
-			case "Network.loadingFinished", "Network.loadingFailed":
-				var e struct {
-					RequestID string `json:"requestId"`
+			case network.LoadingFinished.Method, network.LoadingFailed.Method:
+				var id network.RequestID
+				if e, ok := cdp.Decode(network.LoadingFinished, ev); ok {
+					id = e.RequestID
+				} else if e, ok := cdp.Decode(network.LoadingFailed, ev); ok {
+					id = e.RequestID
 				}
-				json.Unmarshal(ev.Params, &e)
-				if inflight[e.RequestID] {
-					delete(inflight, e.RequestID)
+				if inflight[id] {
+					delete(inflight, id)
 					// Measured again even when a measure is running: that
 					// one may end before the answer's handler runs.
 					if len(inflight) == 0 {
@@ -151,45 +152,42 @@ func (w *navWatch) settle(ctx context.Context, s Settle, start time.Time) *After
 						runQuiet()
 					}
 				}
-			case "Page.frameRequestedNavigation", "Page.frameStartedNavigating":
-				var e struct {
-					FrameID        string `json:"frameId"`
-					URL            string `json:"url"`
-					NavigationType string `json:"navigationType"`
+			case page.FrameRequestedNavigation.Method, page.FrameStartedNavigating.Method:
+				// A requested navigation has no type; a started one may stay
+				// in the document.
+				var frameID proto.FrameID
+				var url string
+				var sameDocument bool
+				if e, ok := cdp.Decode(page.FrameRequestedNavigation, ev); ok {
+					frameID, url = e.FrameID, e.URL
+				} else if e, ok := cdp.Decode(page.FrameStartedNavigating, ev); ok {
+					frameID, url = e.FrameID, e.URL
+					sameDocument = e.NavigationType == page.FrameStartedNavigatingNavigationTypeSameDocument
 				}
-				json.Unmarshal(ev.Params, &e)
-				if e.FrameID == w.p.tabID && e.NavigationType != "sameDocument" {
+				if string(frameID) == w.p.tabID && !sameDocument {
 					requested = true
 					after.Navigated = true
-					if e.URL != "" && after.URL == "" {
-						after.URL = e.URL
+					if url != "" && after.URL == "" {
+						after.URL = url
 					}
 				}
-			case "Page.frameNavigated":
-				var e struct {
-					Frame struct {
-						ID       string `json:"id"`
-						ParentID string `json:"parentId"`
-						URL      string `json:"url"`
-					} `json:"frame"`
-					Type string `json:"type"`
+			case page.FrameNavigated.Method:
+				e, _ := cdp.Decode(page.FrameNavigated, ev)
+				f := e.Frame
+				if f == nil {
+					f = &proto.Frame{}
 				}
-				json.Unmarshal(ev.Params, &e)
-				if e.Frame.ParentID == "" && (e.Frame.ID == w.p.tabID || w.p.tabID == "") {
+				if f.ParentID == "" && (string(f.ID) == w.p.tabID || w.p.tabID == "") {
 					after.Navigated, after.Committed = true, true
-					after.URL = e.Frame.URL
+					after.URL = f.URL
 					w.p.top = nil
 					// Measure the new document's quiet with what is left.
 					quieted = false
 					runQuiet()
 				}
-			case "Page.navigatedWithinDocument":
-				var e struct {
-					FrameID string `json:"frameId"`
-					URL     string `json:"url"`
-				}
-				json.Unmarshal(ev.Params, &e)
-				if e.FrameID == w.p.tabID {
+			case page.NavigatedWithinDocument.Method:
+				e, _ := cdp.Decode(page.NavigatedWithinDocument, ev)
+				if string(e.FrameID) == w.p.tabID {
 					after.SameDocument = true
 					after.URL = e.URL
 				}

@@ -6,6 +6,10 @@ import (
 	"errors"
 	"time"
 
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/runtime"
+
 	"github.com/dtb-cli/dtb/internal/output"
 )
 
@@ -60,7 +64,7 @@ func (p *Page) Upload(ctx context.Context, loc Locator, paths []string, settle S
 		if inputObj, err = p.inputObject(ctx, loc, out); err != nil {
 			return nil, err
 		}
-		if err := sess.Call(ctx, "DOM.setFileInputFiles", map[string]any{"files": canon, "objectId": inputObj}, nil); err != nil {
+		if _, err := proto.Call(ctx, sess, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: canon, ObjectID: runtime.RemoteObjectID(inputObj)}); err != nil {
 			return nil, output.Wrap("upload-failed", err, "setting the files")
 		}
 		res.set("via", "input")
@@ -94,13 +98,11 @@ func (p *Page) Upload(ctx context.Context, loc Locator, paths []string, settle S
 			return nil, output.Usage("the file chooser of %s takes one file, got %d", describeEl(click.Element), len(files))
 		}
 		sess = op.sess
-		if err := sess.Call(ctx, "DOM.setFileInputFiles", map[string]any{"files": canon, "backendNodeId": op.BackendNodeID}, nil); err != nil {
+		if _, err := proto.Call(ctx, sess, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: canon, BackendNodeID: op.BackendNodeID}); err != nil {
 			return nil, output.Wrap("upload-failed", err, "setting the files")
 		}
-		var r struct {
-			Object remote `json:"object"`
-		}
-		if err := sess.Call(ctx, "DOM.resolveNode", map[string]any{"backendNodeId": op.BackendNodeID}, &r); err != nil {
+		r, err := proto.Call(ctx, sess, resolveNode, dom.ResolveNodeParams{BackendNodeID: op.BackendNodeID})
+		if err != nil {
 			return nil, wrapCDP(ctx, err)
 		}
 		inputObj = r.Object.ObjectID

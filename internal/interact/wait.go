@@ -7,6 +7,9 @@ import (
 	"strings"
 	"time"
 
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
+
 	"github.com/dtb-cli/dtb/internal/output"
 )
 
@@ -217,8 +220,7 @@ func (p *Page) waitOnce(ctx context.Context, o WaitOptions, obs *observed, deadl
 
 // evalJS evaluates a user expression in the page's main world.
 func (p *Page) evalJS(ctx context.Context, expr string) (any, error) {
-	var r callResult
-	err := p.tab.Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true}, &r)
+	r, err := proto.Call(ctx, p.tab, evaluate, runtime.EvaluateParams{Expression: expr, ReturnByValue: new(true), AwaitPromise: new(true)})
 	if err != nil {
 		return nil, wrapCDP(ctx, err)
 	}

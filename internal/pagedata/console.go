@@ -13,6 +13,10 @@ import (
 	"strings"
 	"time"
 
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+
 	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
 )
@@ -107,8 +111,8 @@ func ReadConsole(ctx context.Context, p *cdp.Page, o ConsoleOptions) (*ConsoleRe
 	}
 	events, cancel := p.Events("*")
 	defer cancel()
-	for _, m := range []string{"Log.enable", "Runtime.enable"} {
-		if err := p.Call(ctx, m, nil, nil); err != nil {
+	for _, enable := range []proto.Command[proto.Empty, proto.Empty]{log.Enable, runtime.Enable} {
+		if _, err := proto.Call(ctx, p, enable, proto.Empty{}); err != nil {
 			return nil, cdp.WrapCDP(ctx, err, "reading the console")
 		}
 	}
@@ -146,8 +150,8 @@ replay:
 		json.Unmarshal(raw, &res.URL)
 	}
 	if o.Clear {
-		for _, m := range []string{"Runtime.discardConsoleEntries", "Log.clear"} {
-			if err := p.Call(ctx, m, nil, nil); err != nil {
+		for _, clear := range []proto.Command[proto.Empty, proto.Empty]{runtime.DiscardConsoleEntries, log.Clear} {
+			if _, err := proto.Call(ctx, p, clear, proto.Empty{}); err != nil {
 				return nil, cdp.WrapCDP(ctx, err, "clearing the console")
 			}
 		}
@@ -207,19 +211,8 @@ type collector struct {
 	revoked     map[int]bool
 }
 
-type callFrame struct {
-	FunctionName string `json:"functionName"`
-	URL          string `json:"url"`
-	LineNumber   int    `json:"lineNumber"`
-	ColumnNumber int    `json:"columnNumber"`
-}
-
-type stackTrace struct {
-	CallFrames []callFrame `json:"callFrames"`
-}
-
-// format renders a stack as V8 does ("    at fn (url:line:col)").
-func (s *stackTrace) format() string {
+// formatStack renders a stack as V8 does ("    at fn (url:line:col)").
+func formatStack(s *runtime.StackTrace) string {
 	if s == nil {
 		return ""
 	}
@@ -238,18 +231,11 @@ func (s *stackTrace) format() string {
 	return b.String()
 }
 
-type remoteObject struct {
-	Type                string          `json:"type"`
-	Subtype             string          `json:"subtype"`
-	ClassName           string          `json:"className"`
-	Value               json.RawMessage `json:"value"`
-	UnserializableValue string          `json:"unserializableValue"`
-	Description         string          `json:"description"`
-}
-
-// String is the object as the console shows it in one line of text.
-func (o remoteObject) String() string {
+// objectText is the object as the console shows it in one line of text.
+func objectText(o *runtime.RemoteObject) string {
 	switch {
+	case o == nil:
+		return ""
 	case o.Type == "string":
 		var s string
 		json.Unmarshal(o.Value, &s)
@@ -259,13 +245,13 @@ func (o remoteObject) String() string {
 	case o.Subtype == "null":
 		return "null"
 	case o.UnserializableValue != "":
-		return o.UnserializableValue
+		return string(o.UnserializableValue)
 	case o.Description != "":
 		return o.Description
 	case len(o.Value) > 0:
 		return string(o.Value)
 	}
-	return o.Type
+	return string(o.Type)
 }
 
 // timeLayout is RFC 3339 with milliseconds.
@@ -274,50 +260,29 @@ const timeLayout = "2006-01-02T15:04:05.000Z07:00"
 func msTime(ms float64) time.Time { return time.UnixMicro(int64(ms * 1000)).UTC() }
 
 func (c *collector) add(ev cdp.Event) {
-	switch ev.Method {
-	case "Runtime.consoleAPICalled":
-		var e struct {
-			Type       string         `json:"type"`
-			Args       []remoteObject `json:"args"`
-			Timestamp  float64        `json:"timestamp"`
-			StackTrace *stackTrace    `json:"stackTrace"`
-		}
-		if json.Unmarshal(ev.Params, &e) != nil {
-			return
-		}
-		m := ConsoleMessage{Level: consoleLevel(e.Type), Source: "console", Type: e.Type, Text: formatArgs(e.Args), at: msTime(e.Timestamp)}
-		if e.Type == "assert" && m.Text == "" {
+	if e, ok := cdp.Decode(runtime.ConsoleAPICalled, ev); ok {
+		typ := string(e.Type)
+		m := ConsoleMessage{Level: consoleLevel(typ), Source: "console", Type: typ, Text: formatArgs(e.Args), at: msTime(float64(e.Timestamp))}
+		if typ == "assert" && m.Text == "" {
 			m.Text = "Assertion failed"
 		}
 		if e.StackTrace != nil && len(e.StackTrace.CallFrames) > 0 {
 			f := e.StackTrace.CallFrames[0]
-			m.URL, m.Line, m.Column = f.URL, f.LineNumber+1, f.ColumnNumber+1
-			if e.Type == "trace" || e.Type == "assert" {
-				m.Stack = e.StackTrace.format()
+			m.URL, m.Line, m.Column = f.URL, int(f.LineNumber)+1, int(f.ColumnNumber)+1
+			if typ == "trace" || typ == "assert" {
+				m.Stack = formatStack(e.StackTrace)
 			}
 		}
 		c.push(m)
-	case "Runtime.exceptionThrown":
-		var e struct {
-			Timestamp        float64 `json:"timestamp"`
-			ExceptionDetails struct {
-				ExceptionID  int           `json:"exceptionId"`
-				Text         string        `json:"text"`
-				LineNumber   int           `json:"lineNumber"`
-				ColumnNumber int           `json:"columnNumber"`
-				URL          string        `json:"url"`
-				StackTrace   *stackTrace   `json:"stackTrace"`
-				Exception    *remoteObject `json:"exception"`
-			} `json:"exceptionDetails"`
-		}
-		if json.Unmarshal(ev.Params, &e) != nil {
-			return
-		}
+	} else if e, ok := cdp.Decode(runtime.ExceptionThrown, ev); ok {
 		d := e.ExceptionDetails
-		m := ConsoleMessage{Level: "error", Source: "exception", Type: "exception", URL: d.URL, Line: d.LineNumber + 1, Column: d.ColumnNumber + 1, at: msTime(e.Timestamp), exceptionID: d.ExceptionID}
+		if d == nil {
+			d = &runtime.ExceptionDetails{}
+		}
+		m := ConsoleMessage{Level: "error", Source: "exception", Type: "exception", URL: d.URL, Line: int(d.LineNumber) + 1, Column: int(d.ColumnNumber) + 1, at: msTime(float64(e.Timestamp)), exceptionID: int(d.ExceptionID)}
 		text := d.Text
 		if d.Exception != nil {
-			desc := d.Exception.String()
+			desc := objectText(d.Exception)
 			first, stack, _ := strings.Cut(desc, "\n")
 			if text == "" {
 				text = first
@@ -327,53 +292,43 @@ func (c *collector) add(ev cdp.Event) {
 			m.Stack = strings.TrimRight(stack, "\n")
 		}
 		if m.Stack == "" {
-			m.Stack = d.StackTrace.format()
+			m.Stack = formatStack(d.StackTrace)
 		}
 		m.Text = text
 		if d.URL == "" && d.StackTrace != nil && len(d.StackTrace.CallFrames) > 0 {
 			f := d.StackTrace.CallFrames[0]
-			m.URL, m.Line, m.Column = f.URL, f.LineNumber+1, f.ColumnNumber+1
+			m.URL, m.Line, m.Column = f.URL, int(f.LineNumber)+1, int(f.ColumnNumber)+1
 		}
-		c.byException[d.ExceptionID] = len(c.list)
+		c.byException[m.exceptionID] = len(c.list)
 		c.push(m)
-	case "Runtime.exceptionRevoked":
+	} else if e, ok := cdp.Decode(runtime.ExceptionRevoked, ev); ok {
 		// A rejection reported as unhandled got a handler later.
-		var e struct {
-			ExceptionID int `json:"exceptionId"`
+		if c.revoked == nil {
+			c.revoked = map[int]bool{}
 		}
-		if json.Unmarshal(ev.Params, &e) == nil {
-			if c.revoked == nil {
-				c.revoked = map[int]bool{}
-			}
-			c.revoked[e.ExceptionID] = true
-		}
-	case "Log.entryAdded":
-		var e struct {
-			Entry struct {
-				Source     string      `json:"source"`
-				Level      string      `json:"level"`
-				Text       string      `json:"text"`
-				Timestamp  float64     `json:"timestamp"`
-				URL        string      `json:"url"`
-				LineNumber *int        `json:"lineNumber"`
-				StackTrace *stackTrace `json:"stackTrace"`
-			} `json:"entry"`
-		}
-		if json.Unmarshal(ev.Params, &e) != nil {
-			return
-		}
+		c.revoked[int(e.ExceptionID)] = true
+	} else if e, ok := cdp.Decode(logEntryAdded, ev); ok && e.Entry != nil {
 		en := e.Entry
-		lvl := en.Level
+		lvl := string(en.Level)
 		if lvl == "verbose" {
 			lvl = "debug"
 		}
-		m := ConsoleMessage{Level: lvl, Source: en.Source, Type: en.Level, Text: en.Text, URL: en.URL, at: msTime(en.Timestamp)}
+		m := ConsoleMessage{Level: lvl, Source: string(en.Source), Type: string(en.Level), Text: en.Text, URL: en.URL, at: msTime(float64(en.Timestamp))}
 		if en.LineNumber != nil {
-			m.Line = *en.LineNumber + 1
+			m.Line = int(*en.LineNumber) + 1
 		}
 		c.push(m)
 	}
 }
+
+// logEntryAdded is log.EntryAdded whose entry tells a line number of 0 from
+// none (cdproto's int64 cannot): only an entry with a location has a line.
+var logEntryAdded = proto.Event[struct {
+	Entry *struct {
+		log.Entry
+		LineNumber *int64 `json:"lineNumber"`
+	} `json:"entry"`
+}]{Method: log.EntryAdded.Method}
 
 func (c *collector) push(m ConsoleMessage) {
 	m.Time = m.at.Format(timeLayout)
@@ -408,14 +363,14 @@ func consoleLevel(typ string) string {
 
 // formatArgs joins console arguments as the console prints them, applying
 // the format specifiers of a leading string (%s %d %i %f %o %O %c %%).
-func formatArgs(args []remoteObject) string {
+func formatArgs(args []*runtime.RemoteObject) string {
 	if len(args) == 0 {
 		return ""
 	}
 	var parts []string
 	rest := args
-	if args[0].Type == "string" {
-		format := args[0].String()
+	if args[0] != nil && args[0].Type == "string" {
+		format := objectText(args[0])
 		rest = args[1:]
 		var b strings.Builder
 		for i := 0; i < len(format); i++ {
@@ -441,13 +396,13 @@ func formatArgs(args []remoteObject) string {
 				switch spec {
 				case 'c': // CSS: no text
 				case 'd', 'i':
-					if f, err := strconv.ParseFloat(arg.String(), 64); err == nil {
+					if f, err := strconv.ParseFloat(objectText(arg), 64); err == nil {
 						b.WriteString(strconv.FormatInt(int64(f), 10))
 					} else {
 						b.WriteString("NaN")
 					}
 				default:
-					b.WriteString(arg.String())
+					b.WriteString(objectText(arg))
 				}
 			default:
 				b.WriteByte(ch)
@@ -456,7 +411,7 @@ func formatArgs(args []remoteObject) string {
 		parts = append(parts, b.String())
 	}
 	for _, a := range rest {
-		parts = append(parts, a.String())
+		parts = append(parts, objectText(a))
 	}
 	return strings.Join(parts, " ")
 }

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+
 	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
 )
@@ -38,21 +41,8 @@ type CookiesResult struct {
 	Cleared int        `json:"cleared,omitempty"`
 }
 
-type cdpCookie struct {
-	Name     string  `json:"name"`
-	Value    string  `json:"value"`
-	Domain   string  `json:"domain"`
-	Path     string  `json:"path"`
-	Expires  float64 `json:"expires"`
-	Size     int     `json:"size"`
-	HTTPOnly bool    `json:"httpOnly"`
-	Secure   bool    `json:"secure"`
-	Session  bool    `json:"session"`
-	SameSite string  `json:"sameSite"`
-}
-
-func (c cdpCookie) cookie() Cookie {
-	out := Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: c.SameSite, Size: c.Size}
+func cookieOf(c *network.Cookie) Cookie {
+	out := Cookie{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: string(c.SameSite), Size: int(c.Size)}
 	if !c.Session && c.Expires > 0 {
 		s := time.Unix(int64(c.Expires), 0).UTC().Format(time.RFC3339)
 		out.Expires = &s
@@ -90,21 +80,26 @@ func Cookies(ctx context.Context, p *cdp.Page, urls []string, name string) (*Coo
 	}
 	res := &CookiesResult{Tab: cdp.TabRef{ID: p.ID, Alias: p.Alias}, URLs: urls, Cookies: []Cookie{}}
 	for _, c := range found {
-		res.Cookies = append(res.Cookies, c.cookie())
+		res.Cookies = append(res.Cookies, cookieOf(c))
 	}
 	res.Count = len(res.Cookies)
 	return res, nil
 }
 
-func getCookies(ctx context.Context, p *cdp.Page, urls []string) ([]cdpCookie, error) {
-	var r struct {
-		Cookies []cdpCookie `json:"cookies"`
-	}
-	if err := p.Call(ctx, "Network.getCookies", map[string]any{"urls": urls}, &r); err != nil {
+func getCookies(ctx context.Context, p *cdp.Page, urls []string) ([]*network.Cookie, error) {
+	r, err := proto.Call(ctx, p, network.GetCookies, network.GetCookiesParams{URLs: urls})
+	if err != nil {
 		return nil, cdp.WrapCDP(ctx, err, "reading cookies")
 	}
 	return r.Cookies, nil
 }
+
+// setCookie is network.SetCookie with the success flag its answer still
+// carries (deprecated, so cdproto leaves it out): a browser that answers
+// false refused the cookie without a protocol error.
+var setCookie = proto.Command[network.SetCookieParams, struct {
+	Success *bool `json:"success"`
+}]{Method: network.SetCookie.Method}
 
 // CookieSpec is a cookie to set.
 type CookieSpec struct {
@@ -158,30 +153,20 @@ func SetCookie(ctx context.Context, p *cdp.Page, spec CookieSpec) (*CookiesResul
 	if err != nil {
 		return nil, err
 	}
-	params := map[string]any{"name": spec.Name, "value": spec.Value, "url": urls[0], "httpOnly": spec.HTTPOnly, "secure": spec.Secure}
-	if spec.Domain != "" {
-		params["domain"] = spec.Domain
-	}
-	if spec.Path != "" {
-		params["path"] = spec.Path
-	}
-	if spec.SameSite != "" {
-		params["sameSite"] = spec.SameSite
-	}
+	params := network.SetCookieParams{Name: spec.Name, Value: spec.Value, URL: urls[0], Domain: spec.Domain, Path: spec.Path,
+		HTTPOnly: new(spec.HTTPOnly), Secure: new(spec.Secure), SameSite: network.CookieSameSite(spec.SameSite)}
 	if spec.Expires != "" {
 		exp, err := ParseExpires(spec.Expires, time.Now())
 		if err != nil {
 			return nil, err
 		}
-		params["expires"] = exp
+		params.Expires = proto.TimeSinceEpoch(exp)
 	}
 	rejected := func(why string) error {
 		return output.Errorf("cookie-rejected", "the browser refused cookie %q for %s: %s", spec.Name, urls[0], why).With("name", spec.Name).With("url", urls[0])
 	}
-	var r struct {
-		Success *bool `json:"success"`
-	}
-	if err := p.Call(ctx, "Network.setCookie", params, &r); err != nil {
+	r, err := proto.Call(ctx, p, setCookie, params)
+	if err != nil {
 		var pe *cdp.ProtocolError
 		if errors.As(err, &pe) {
 			// The browser's message names fields, not values.
@@ -211,7 +196,7 @@ func SetCookie(ctx context.Context, p *cdp.Page, spec CookieSpec) (*CookiesResul
 	res := &CookiesResult{Tab: cdp.TabRef{ID: p.ID, Alias: p.Alias}, URLs: []string{readURL}, Cookies: []Cookie{}, Set: true}
 	for _, c := range all {
 		if c.Name == spec.Name {
-			res.Cookies = append(res.Cookies, c.cookie())
+			res.Cookies = append(res.Cookies, cookieOf(c))
 		}
 	}
 	if len(res.Cookies) == 0 {
@@ -230,7 +215,7 @@ func ClearCookies(ctx context.Context, p *cdp.Page, urls []string, name string) 
 	}
 	res := &CookiesResult{Tab: cdp.TabRef{ID: p.ID, Alias: p.Alias}, URLs: urls, Cookies: []Cookie{}}
 	for _, c := range found {
-		if err := p.Call(ctx, "Network.deleteCookies", map[string]any{"name": c.Name, "domain": c.Domain, "path": c.Path}, nil); err != nil {
+		if _, err := proto.Call(ctx, p, network.DeleteCookies, network.DeleteCookiesParams{Name: c.Name, Domain: c.Domain, Path: c.Path}); err != nil {
 			return nil, cdp.WrapCDP(ctx, err, "deleting cookie "+strconv.Quote(c.Name))
 		}
 		res.Cleared++
@@ -241,7 +226,7 @@ func ClearCookies(ctx context.Context, p *cdp.Page, urls []string, name string) 
 // namedCookies resolves urls (default: the tab's URL) and lists the cookies
 // the browser would send to them, only those named name when it is set; a
 // name that matches none is no-such-cookie.
-func namedCookies(ctx context.Context, p *cdp.Page, urls []string, name string) ([]string, []cdpCookie, error) {
+func namedCookies(ctx context.Context, p *cdp.Page, urls []string, name string) ([]string, []*network.Cookie, error) {
 	urls, err := cookieURLs(ctx, p, urls)
 	if err != nil {
 		return nil, nil, err
@@ -250,7 +235,7 @@ func namedCookies(ctx context.Context, p *cdp.Page, urls []string, name string) 
 	if err != nil {
 		return nil, nil, err
 	}
-	var found []cdpCookie
+	var found []*network.Cookie
 	for _, c := range all {
 		if name == "" || c.Name == name {
 			found = append(found, c)

@@ -11,6 +11,10 @@ import (
 	"sync"
 	"time"
 
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+
 	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
 )
@@ -256,9 +260,9 @@ func sameOutcome(r, f *Request) bool {
 // (Blink keeps its log entries and replays them when the Log domain is
 // enabled on a new session).
 func loggedFailures(ctx context.Context, p *cdp.Page) ([]Request, error) {
-	events, cancel := p.Events("Log.entryAdded")
+	events, cancel := cdp.On(p, log.EntryAdded)
 	defer cancel()
-	if err := p.Call(ctx, "Log.enable", nil, nil); err != nil {
+	if _, err := proto.Call(ctx, p, log.Enable, proto.Empty{}); err != nil {
 		return nil, cdp.WrapCDP(ctx, err, "reading the browser's log")
 	}
 	c := &collector{}
@@ -331,7 +335,7 @@ func methodOf(initiator string) string {
 func record(ctx context.Context, p *cdp.Page, d time.Duration, until <-chan struct{}) ([]Request, error) {
 	events, cancel := p.Events("*")
 	defer cancel()
-	if err := p.Call(ctx, "Network.enable", map[string]any{"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}, nil); err != nil {
+	if _, err := proto.Call(ctx, p, network.Enable, cdp.NetworkNoBodies()); err != nil {
 		return nil, cdp.WrapCDP(ctx, err, "watching the network")
 	}
 	return collectLive(ctx, events, d, until)
@@ -342,7 +346,7 @@ func record(ctx context.Context, p *cdp.Page, d time.Duration, until <-chan stru
 func recordReload(ctx context.Context, p *cdp.Page, o NetworkOptions) ([]Request, string, error) {
 	events, cancel := p.Events("*")
 	defer cancel()
-	if err := p.Call(ctx, "Network.enable", map[string]any{"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}, nil); err != nil {
+	if _, err := proto.Call(ctx, p, network.Enable, cdp.NetworkNoBodies()); err != nil {
 		return nil, "", cdp.WrapCDP(ctx, err, "watching the network")
 	}
 	loaded := make(chan struct{})
@@ -363,39 +367,14 @@ func recordReload(ctx context.Context, p *cdp.Page, o NetworkOptions) ([]Request
 	return reqs, nav.URL, nil
 }
 
-// liveEvent is the part of the Network events collectLive reads.
-type liveEvent struct {
-	RequestID string  `json:"requestId"`
-	Timestamp float64 `json:"timestamp"` // monotonic seconds
-	WallTime  float64 `json:"wallTime"`  // epoch seconds (requestWillBeSent)
-	Type      string  `json:"type"`
-	Request   struct {
-		URL    string `json:"url"`
-		Method string `json:"method"`
-	} `json:"request"`
-	Response          *liveResponse `json:"response"`
-	RedirectResponse  *liveResponse `json:"redirectResponse"`
-	EncodedDataLength float64       `json:"encodedDataLength"`
-	ErrorText         string        `json:"errorText"`
-	Canceled          bool          `json:"canceled"`
-	BlockedReason     string        `json:"blockedReason"`
-}
-
-type liveResponse struct {
-	Status        int    `json:"status"`
-	StatusText    string `json:"statusText"`
-	FromDiskCache bool   `json:"fromDiskCache"`
-	Protocol      string `json:"protocol"`
-}
-
 // liveRequest is a request being recorded.
 type liveRequest struct {
 	Request
 	start float64 // monotonic seconds
 }
 
-func (r *liveRequest) respond(resp *liveResponse) {
-	st := resp.Status
+func (r *liveRequest) respond(resp *network.Response) {
+	st := int(resp.Status)
 	r.Status = &st
 	r.Protocol, r.Cached = resp.Protocol, resp.FromDiskCache
 	if st >= 400 {
@@ -407,8 +386,8 @@ func (r *liveRequest) respond(resp *liveResponse) {
 	}
 }
 
-func (r *liveRequest) end(ts float64) {
-	r.DurationMs = float64(int((ts-r.start)*10000)) / 10
+func (r *liveRequest) end(ts proto.MonotonicTime) {
+	r.DurationMs = float64(int((float64(ts)-r.start)*10000)) / 10
 }
 
 // collectLive turns Network events into requests: until closes (nil: at
@@ -427,46 +406,40 @@ func collectLive(ctx context.Context, events <-chan cdp.Event, d time.Duration, 
 			if !ok {
 				return nil, output.Errorf("torn-down", "the tab went away while watching its requests")
 			}
-			if !strings.HasPrefix(ev.Method, "Network.") {
-				continue
-			}
-			var e liveEvent
-			if json.Unmarshal(ev.Params, &e) != nil {
-				continue
-			}
-			r := current[e.RequestID]
-			switch ev.Method {
-			case "Network.requestWillBeSent":
-				if r != nil && e.RedirectResponse != nil {
+			if e, ok := cdp.Decode(network.RequestWillBeSent, ev); ok {
+				if r := current[string(e.RequestID)]; r != nil && e.RedirectResponse != nil {
 					// A redirect ends the previous hop; the id goes on.
 					r.respond(e.RedirectResponse)
 					r.end(e.Timestamp)
 				}
-				m := e.Request.Method
-				nr := &liveRequest{Request: Request{URL: e.Request.URL, Method: &m, Type: strings.ToLower(e.Type), Source: "live", at: msTime(e.WallTime * 1000)}, start: e.Timestamp}
+				var url, m string
+				if e.Request != nil {
+					url, m = e.Request.URL, e.Request.Method
+				}
+				nr := &liveRequest{Request: Request{URL: url, Method: &m, Type: strings.ToLower(string(e.Type)), Source: "live", at: msTime(float64(e.WallTime) * 1000)}, start: float64(e.Timestamp)}
 				nr.Time = nr.at.Format(timeLayout)
-				current[e.RequestID] = nr
+				current[string(e.RequestID)] = nr
 				order = append(order, nr)
-			case "Network.responseReceived":
-				if r != nil && e.Response != nil {
+			} else if e, ok := cdp.Decode(network.ResponseReceived, ev); ok {
+				if r := current[string(e.RequestID)]; r != nil && e.Response != nil {
 					r.respond(e.Response)
 					if e.Type != "" {
-						r.Type = strings.ToLower(e.Type)
+						r.Type = strings.ToLower(string(e.Type))
 					}
 				}
-			case "Network.loadingFinished":
-				if r != nil {
+			} else if e, ok := cdp.Decode(network.LoadingFinished, ev); ok {
+				if r := current[string(e.RequestID)]; r != nil {
 					r.end(e.Timestamp)
 					size := int(e.EncodedDataLength)
 					r.TransferSize = &size
 				}
-			case "Network.loadingFailed":
-				if r != nil {
+			} else if e, ok := cdp.Decode(network.LoadingFailed, ev); ok {
+				if r := current[string(e.RequestID)]; r != nil {
 					r.end(e.Timestamp)
 					r.Failed = true
 					r.Failure = e.ErrorText
 					if e.BlockedReason != "" {
-						r.Failure += " (blocked: " + e.BlockedReason + ")"
+						r.Failure += " (blocked: " + string(e.BlockedReason) + ")"
 					}
 				}
 			}

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+
 	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
 )
@@ -144,10 +147,11 @@ func Track(ctx context.Context, p *cdp.Page) error {
 // navigation: the new document is then watched from its first node). New-document
 // scripts run only while the Page domain is enabled on the connection.
 func AddTracker(ctx context.Context, p *cdp.Page) error {
-	if err := p.Call(ctx, "Page.enable", nil, nil); err != nil {
+	if _, err := proto.Call(ctx, p, page.Enable, page.EnableParams{}); err != nil {
 		return err
 	}
-	return p.Call(ctx, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": newDocumentTracker()}, nil)
+	_, err := proto.Call(ctx, p, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: newDocumentTracker()})
+	return err
 }
 
 func observe(ctx context.Context, p *cdp.Page, args readyArgs) (*readyState, error) {

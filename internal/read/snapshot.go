@@ -9,6 +9,10 @@ import (
 	"sync"
 	"time"
 
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/runtime"
+
 	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/extract"
 )
@@ -333,33 +337,21 @@ func ownerID(ctx context.Context, s *cdp.Page, frameID string, world int64) stri
 	if err != nil || owner == 0 {
 		return ""
 	}
-	params := map[string]any{"backendNodeId": owner, "objectGroup": "dtb-read"}
-	if world != 0 {
-		params["executionContextId"] = world
-	}
-	var node struct {
-		Object struct {
-			ObjectID string `json:"objectId"`
-		} `json:"object"`
-	}
-	if err := s.Call(ctx, "DOM.resolveNode", params, &node); err != nil || node.Object.ObjectID == "" {
+	node, err := proto.Call(ctx, s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: proto.BackendNodeID(owner), ObjectGroup: "dtb-read", ExecutionContextID: runtime.ExecutionContextID(world)})
+	if err != nil || node.Object == nil || node.Object.ObjectID == "" {
 		return ""
 	}
-	defer s.Call(context.WithoutCancel(ctx), "Runtime.releaseObject", map[string]any{"objectId": node.Object.ObjectID}, nil)
-	var res struct {
-		Result struct {
-			Value json.RawMessage `json:"value"`
-		} `json:"result"`
-	}
-	if err := s.Call(ctx, "Runtime.callFunctionOn", map[string]any{
-		"functionDeclaration": strings.TrimSpace(frameIDJS),
-		"objectId":            node.Object.ObjectID,
-		"returnByValue":       true,
-	}, &res); err != nil {
+	defer proto.Call(context.WithoutCancel(ctx), s, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: node.Object.ObjectID})
+	res, err := proto.Call(ctx, s, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		FunctionDeclaration: strings.TrimSpace(frameIDJS),
+		ObjectID:            node.Object.ObjectID,
+		ReturnByValue:       new(true),
+	})
+	if err != nil {
 		return ""
 	}
 	var id string
-	if json.Unmarshal(res.Result.Value, &id) != nil {
+	if json.Unmarshal(cdp.RawValue(res.Result), &id) != nil {
 		return ""
 	}
 	return id
@@ -387,23 +379,17 @@ func readInWorld(ctx context.Context, s *cdp.Page, frameID, id string, o SnapOpt
 		return 0, nil, err
 	}
 	so := serialOpts{Prefix: id + ".", KeepStyle: o.KeepStyle, KeepAriaHidden: o.KeepAriaHidden, Frames: true}
-	var res struct {
-		Result struct {
-			Value json.RawMessage `json:"value"`
-		} `json:"result"`
-		ExceptionDetails *struct {
-			Text      string `json:"text"`
-			Exception *struct {
-				Description string `json:"description"`
-			} `json:"exception"`
-		} `json:"exceptionDetails"`
+	arg, err := cdp.Arg(so)
+	if err != nil {
+		return 0, nil, err
 	}
-	if err := s.Call(ctx, "Runtime.callFunctionOn", map[string]any{
-		"functionDeclaration": strings.TrimSpace(serializeJS),
-		"executionContextId":  world,
-		"arguments":           []any{map[string]any{"value": so}},
-		"returnByValue":       true,
-	}, &res); err != nil {
+	res, err := proto.Call(ctx, s, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		FunctionDeclaration: strings.TrimSpace(serializeJS),
+		ExecutionContextID:  runtime.ExecutionContextID(world),
+		Arguments:           []*runtime.CallArgument{arg},
+		ReturnByValue:       new(true),
+	})
+	if err != nil {
 		return 0, nil, err
 	}
 	if d := res.ExceptionDetails; d != nil {
@@ -414,7 +400,7 @@ func readInWorld(ctx context.Context, s *cdp.Page, frameID, id string, o SnapOpt
 		return 0, nil, fmt.Errorf("reading the frame: %s", msg)
 	}
 	var doc rawDoc
-	if err := json.Unmarshal(res.Result.Value, &doc); err != nil {
+	if err := json.Unmarshal(cdp.RawValue(res.Result), &doc); err != nil {
 		return 0, nil, err
 	}
 	return world, &doc, nil

@@ -5,6 +5,9 @@ import (
 	"slices"
 	"sort"
 
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+
 	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
 )
@@ -158,34 +161,27 @@ func (s *Session) disposeUnused(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	var res struct {
-		TargetInfos []struct {
-			Type             string `json:"type"`
-			BrowserContextID string `json:"browserContextId"`
-		} `json:"targetInfos"`
-	}
-	if c.Call(ctx, "", "Target.getTargets", nil, &res) != nil {
+	res, err := proto.Call(ctx, c.Target(""), target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
 		return
 	}
-	used := map[string]bool{}
+	used := map[proto.BrowserContextID]bool{}
 	for _, t := range res.TargetInfos {
-		if t.Type == "page" {
+		if t != nil && t.Type == "page" {
 			used[t.BrowserContextID] = true
 		}
 	}
-	var ctxs struct {
-		BrowserContextIDs []string `json:"browserContextIds"`
-	}
-	if c.Call(ctx, "", "Target.getBrowserContexts", nil, &ctxs) != nil {
+	ctxs, err := proto.Call(ctx, c.Target(""), target.GetBrowserContexts, proto.Empty{})
+	if err != nil {
 		return
 	}
 	// Only contexts this session created are candidates: dtb never disposes a
 	// context of the user's.
 	var gone []string
 	for _, id := range ctxs.BrowserContextIDs {
-		if !used[id] && slices.Contains(s.state.Contexts, id) {
-			if c.Call(ctx, "", "Target.disposeBrowserContext", map[string]any{"browserContextId": id}, nil) == nil {
-				gone = append(gone, id)
+		if !used[id] && slices.Contains(s.state.Contexts, string(id)) {
+			if _, err := proto.Call(ctx, c.Target(""), target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: id}); err == nil {
+				gone = append(gone, string(id))
 			}
 		}
 	}

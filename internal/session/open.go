@@ -9,6 +9,11 @@ import (
 	"strings"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+
 	"github.com/dtb-cli/dtb/internal/browser"
 	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
@@ -182,17 +187,16 @@ func (s *Session) newContext(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var res struct {
-		BrowserContextID string `json:"browserContextId"`
-	}
-	if err := c.Call(ctx, "", "Target.createBrowserContext", map[string]any{"disposeOnDetach": false}, &res); err != nil {
+	res, err := proto.Call(ctx, c.Target(""), target.CreateBrowserContext, target.CreateBrowserContextParams{DisposeOnDetach: new(false)})
+	if err != nil {
 		return "", output.Wrap("cdp-error", err, "cannot create an incognito browser context")
 	}
+	id := string(res.BrowserContextID)
 	err = s.Update(ctx, func(st *State) error {
-		st.Contexts = append(st.Contexts, res.BrowserContextID)
+		st.Contexts = append(st.Contexts, id)
 		return nil
 	})
-	return res.BrowserContextID, err
+	return id, err
 }
 
 // windowOf is the browser window id of a tab (0 when the browser cannot say,
@@ -202,13 +206,11 @@ func (s *Session) windowOf(ctx context.Context, id string) int {
 	if err != nil {
 		return 0
 	}
-	var res struct {
-		WindowID int `json:"windowId"`
-	}
-	if c.Call(ctx, "", "Browser.getWindowForTarget", map[string]any{"targetId": id}, &res) != nil {
+	res, err := proto.Call(ctx, c.Target(""), cdpbrowser.GetWindowForTarget, cdpbrowser.GetWindowForTargetParams{TargetID: target.ID(id)})
+	if err != nil {
 		return 0
 	}
-	return res.WindowID
+	return int(res.WindowID)
 }
 
 // workspaceTab returns a new owned tab in the workspace's window: the window is
@@ -309,9 +311,9 @@ func (s *Session) openInWindow(ctx context.Context, b *browser.BrowserInfo, anch
 	if err != nil {
 		return "", err
 	}
-	created, stop := c.Subscribe("", "Target.targetCreated")
+	created, stop := c.Subscribe("", target.TargetCreated.Method)
 	defer stop()
-	if err := c.Call(ctx, "", "Target.setDiscoverTargets", map[string]any{"discover": true}, nil); err != nil {
+	if _, err := proto.Call(ctx, c.Target(""), target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
 		return "", err
 	}
 	ap, err := s.attach(ctx, b, anchor)
@@ -320,11 +322,11 @@ func (s *Session) openInWindow(ctx context.Context, b *browser.BrowserInfo, anch
 	}
 	defer ap.Close()
 	marker := fmt.Sprintf("dtb-%d", time.Now().UnixNano())
-	if err := ap.Call(ctx, "Runtime.evaluate", map[string]any{
-		"expression":    "(" + strings.TrimSpace(windowOpenJS) + ")(" + mustJSON(marker) + ")",
-		"userGesture":   true,
-		"returnByValue": true,
-	}, nil); err != nil {
+	if _, err := proto.Call(ctx, ap, runtime.Evaluate, runtime.EvaluateParams{
+		Expression:    "(" + strings.TrimSpace(windowOpenJS) + ")(" + mustJSON(marker) + ")",
+		UserGesture:   new(true),
+		ReturnByValue: new(true),
+	}); err != nil {
 		return "", err
 	}
 	tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -335,22 +337,16 @@ func (s *Session) openInWindow(ctx context.Context, b *browser.BrowserInfo, anch
 			if !ok {
 				return "", cdp.ErrConnClosed
 			}
-			var e struct {
-				TargetInfo struct {
-					TargetID string `json:"targetId"`
-					Type     string `json:"type"`
-					URL      string `json:"url"`
-					OpenerID string `json:"openerId"`
-				} `json:"targetInfo"`
-			}
-			if json.Unmarshal(ev.Params, &e) != nil || e.TargetInfo.Type != "page" {
+			e, ok := cdp.Decode(target.TargetCreated, ev)
+			if !ok || e.TargetInfo == nil || e.TargetInfo.Type != "page" {
 				continue
 			}
-			if known[e.TargetInfo.TargetID] {
+			t := e.TargetInfo
+			if known[string(t.TargetID)] {
 				continue
 			}
-			if e.TargetInfo.OpenerID == anchor || strings.HasSuffix(e.TargetInfo.URL, "#"+marker) {
-				return e.TargetInfo.TargetID, nil
+			if string(t.OpenerID) == anchor || strings.HasSuffix(t.URL, "#"+marker) {
+				return string(t.TargetID), nil
 			}
 		case <-tctx.Done():
 			return "", fmt.Errorf("the workspace window did not open a tab")

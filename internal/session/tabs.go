@@ -9,6 +9,9 @@ import (
 	"strings"
 	"time"
 
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+
 	"github.com/dtb-cli/dtb/internal/browser"
 	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
@@ -65,22 +68,14 @@ func (s *Session) ListPages(ctx context.Context) ([]browser.TargetInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	var res struct {
-		TargetInfos []struct {
-			TargetID         string `json:"targetId"`
-			Type             string `json:"type"`
-			Title            string `json:"title"`
-			URL              string `json:"url"`
-			BrowserContextID string `json:"browserContextId"`
-		} `json:"targetInfos"`
-	}
-	if err := c.Call(ctx, "", "Target.getTargets", nil, &res); err != nil {
+	res, err := proto.Call(ctx, c.Target(""), target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
 		return nil, output.Wrap("browser-gone", err, "cannot list the browser's tabs")
 	}
 	var pages []browser.TargetInfo
 	for _, t := range res.TargetInfos {
-		if t.Type == "page" {
-			pages = append(pages, browser.TargetInfo{ID: t.TargetID, Type: t.Type, Title: t.Title, URL: t.URL, BrowserContextID: t.BrowserContextID})
+		if t != nil && t.Type == "page" {
+			pages = append(pages, browser.TargetInfo{ID: string(t.TargetID), Type: t.Type, Title: t.Title, URL: t.URL, BrowserContextID: string(t.BrowserContextID)})
 		}
 	}
 	return pages, nil
@@ -378,15 +373,13 @@ func (s *Session) attach(ctx context.Context, b *browser.BrowserInfo, id string)
 	if err != nil {
 		return nil, err
 	}
-	var res struct {
-		SessionID string `json:"sessionId"`
-	}
-	if err := c.Call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": id, "flatten": true}, &res); err != nil {
+	res, err := proto.Call(ctx, c.Target(""), target.AttachToTarget, target.AttachToTargetParams{TargetID: target.ID(id), Flatten: new(true)})
+	if err != nil {
 		return nil, output.Wrap("no-such-tab", err, "cannot attach to tab "+cdp.ShortID(id)).With("tab", id)
 	}
 	st := s.state
 	_, owned := st.Tabs[id]
-	p := cdp.NewPage(c, id, res.SessionID)
+	p := cdp.NewPage(c, id, string(res.SessionID))
 	p.Alias, p.Owned = st.AliasOf(id), owned
 	return p, nil
 }
@@ -437,24 +430,18 @@ func (s *Session) NewTab(ctx context.Context, o NewTabOptions) (*browser.TargetI
 	if err != nil {
 		return nil, err
 	}
-	params := map[string]any{"url": u}
+	params := target.CreateTargetParams{URL: u, BrowserContextID: proto.BrowserContextID(o.BrowserContext)}
 	if o.NewWindow {
-		params["newWindow"] = true
-		params["background"] = true
+		params.NewWindow, params.Background = new(true), new(true)
 		if o.Width > 0 {
-			params["width"], params["height"] = o.Width, o.Height
+			params.Width, params.Height = int64(o.Width), int64(o.Height)
 		}
 	}
-	if o.BrowserContext != "" {
-		params["browserContextId"] = o.BrowserContext
-	}
-	var res struct {
-		TargetID string `json:"targetId"`
-	}
-	if err := c.Call(ctx, "", "Target.createTarget", params, &res); err != nil {
+	res, err := proto.Call(ctx, c.Target(""), target.CreateTarget, params)
+	if err != nil {
 		return nil, output.Wrap("cdp-error", err, "cannot open a tab")
 	}
-	return &browser.TargetInfo{ID: res.TargetID, Type: "page", URL: u, BrowserContextID: o.BrowserContext}, nil
+	return &browser.TargetInfo{ID: string(res.TargetID), Type: "page", URL: u, BrowserContextID: o.BrowserContext}, nil
 }
 
 // closeTarget closes a tab through the browser (never called for tabs dtb does
@@ -473,7 +460,7 @@ func (s *Session) closeTarget(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		if err := c.Call(ctx, "", "Target.closeTarget", map[string]any{"targetId": id}, nil); err != nil {
+		if _, err := proto.Call(ctx, c.Target(""), target.CloseTarget, target.CloseTargetParams{TargetID: target.ID(id)}); err != nil {
 			return err
 		}
 	}

@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"net/http"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+
 	"github.com/dtb-cli/dtb/internal/browser"
 	"github.com/dtb-cli/dtb/internal/output"
 )
@@ -80,13 +84,6 @@ func (s *Session) fitLaunched(ctx context.Context, info *browser.BrowserInfo, ta
 		info.Viewport = v.String()
 		return false
 	}
-	var win struct {
-		WindowID int `json:"windowId"`
-		Bounds   struct {
-			Width  int `json:"width"`
-			Height int `json:"height"`
-		} `json:"bounds"`
-	}
 	// The Browser domain is the browser websocket's (the session's browser
 	// is not recorded yet: no BrowserConn).
 	c, err := s.dial(ctx, info.WebSocket)
@@ -94,14 +91,19 @@ func (s *Session) fitLaunched(ctx context.Context, info *browser.BrowserInfo, ta
 		return false
 	}
 	defer c.Close()
-	if c.Call(ctx, "", "Browser.getWindowForTarget", map[string]any{"targetId": tab}, &win) != nil || win.WindowID == 0 {
+	win, err := proto.Call(ctx, c.Target(""), cdpbrowser.GetWindowForTarget, cdpbrowser.GetWindowForTargetParams{TargetID: target.ID(tab)})
+	if err != nil || win.WindowID == 0 {
 		return false
 	}
-	frame := [2]int{win.Bounds.Width - in[0], win.Bounds.Height - in[1]}
+	var bounds cdpbrowser.Bounds
+	if win.Bounds != nil {
+		bounds = *win.Bounds
+	}
+	frame := [2]int{int(bounds.Width) - in[0], int(bounds.Height) - in[1]}
 	if frame[0] < 0 || frame[1] < 0 {
 		return false
 	}
-	if c.Call(ctx, "", "Browser.setWindowBounds", map[string]any{"windowId": win.WindowID, "bounds": map[string]any{"width": v.W + frame[0], "height": v.H + frame[1], "windowState": "normal"}}, nil) != nil {
+	if _, err := proto.Call(ctx, c.Target(""), cdpbrowser.SetWindowBounds, cdpbrowser.SetWindowBoundsParams{WindowID: win.WindowID, Bounds: &cdpbrowser.Bounds{Width: int64(v.W + frame[0]), Height: int64(v.H + frame[1]), WindowState: cdpbrowser.WindowStateNormal}}); err != nil {
 		return false
 	}
 	info.Frame, info.Viewport = frame, v.String()
