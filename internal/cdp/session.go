@@ -103,7 +103,7 @@ func (s *Session) Update(ctx context.Context, fn func(*State) error) error {
 // Close releases the session's connections. It never closes a tab or a browser.
 func (s *Session) Close() error {
 	if s.bconn != nil {
-		s.bconn.Close()
+		s.bconn.release()
 		s.bconn = nil
 	}
 	return nil
@@ -454,7 +454,7 @@ func (s *Session) BrowserConn(ctx context.Context) (*Conn, error) {
 	if s.bconn != nil {
 		return s.bconn, nil
 	}
-	c, err := s.dial(ctx, b.WebSocket)
+	c, err := s.dialPooled(ctx, b.WebSocket)
 	if err != nil {
 		return nil, output.Wrap("browser-gone", err, "cannot connect to the browser").With("endpoint", b.WebSocket)
 	}

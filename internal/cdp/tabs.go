@@ -345,7 +345,7 @@ func (s *Session) dialPage(ctx context.Context, b *BrowserInfo, id string) (*Pag
 	if id == s.launchTab {
 		s.launchTab = "" // in use now: no later open of this process takes it over
 	}
-	c, err := s.dial(ctx, pageWSURL(b.Endpoint, id))
+	c, err := s.dialPooled(ctx, pageWSURL(b.Endpoint, id))
 	if err != nil {
 		return nil, err
 	}
