@@ -293,7 +293,9 @@ func TestBrowserCLI(t *testing.T) {
 // newCLI runs the dtb built for this test binary with the test's own state and
 // cache.
 func newCLI(t *testing.T) *testbrowser.CLI {
-	return testbrowser.NewCLI(testbrowser.MustBuild(t), t.TempDir(), "DTB_TIMEOUT=60s")
+	e := testbrowser.NewCLI(testbrowser.MustBuild(t), t.TempDir(), "DTB_TIMEOUT=60s")
+	t.Cleanup(func() { testbrowser.StopHosts(e.State) })
+	return e
 }
 
 // sessionFile is what the CLI tests read of the default session's file.

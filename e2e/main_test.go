@@ -68,6 +68,7 @@ func runMain(m *testing.M) (code int) {
 	}
 	defer os.RemoveAll(tmp)
 	defer testbrowser.Release()
+	defer func() { testbrowser.StopHosts(filepath.Join(tmp, "state")) }()
 
 	bin, err := testbrowser.Build()
 	if err != nil {
