@@ -124,10 +124,22 @@ func hostRoute(args []string, getenv func(string) string) (session string, ok bo
 			}
 		}
 	}
+	if cmd.Name == "eval" && !hasPositional(args[2:]) {
+		return "", false // the expression comes from stdin
+	}
 	if session == "" {
 		session = "default"
 	}
 	return session, true
+}
+
+func hasPositional(args []string) bool {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return true
+		}
+	}
+	return false
 }
 
 func contains(list []string, s string) bool {

@@ -35,9 +35,13 @@ type Client struct {
 
 // Unavailable is a host that could not take the command: the CLI attaches
 // directly (and says so in a warning).
-type Unavailable struct{ Why string }
+type Unavailable struct {
+	Why string
+	Err error
+}
 
 func (e *Unavailable) Error() string { return "session host unavailable: " + e.Why }
+func (e *Unavailable) Unwrap() error { return e.Err }
 
 // GoneError is a host that went away while it ran the command: the command
 // may have had its effect.
@@ -57,6 +61,11 @@ func (c *Client) Run(ctx context.Context, req *Request, stdout, stderr io.Writer
 		}
 		code, err := c.exchange(ctx, conn, req, stdout, stderr)
 		var mm *mismatch
+		if errors.Is(err, syscall.ECONNRESET) && attempt == 0 {
+			// A host that was closing as we connected: reach the next one.
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
 		if errors.As(err, &mm) && attempt == 0 {
 			// A host of another build: it is quitting; wait for it, then
 			// start ours.
@@ -163,7 +172,7 @@ func (c *Client) exchange(ctx context.Context, conn *net.UnixConn, req *Request,
 	}
 	typ, body, err := readFrame(conn)
 	if err != nil {
-		return 0, &Unavailable{Why: "no answer: " + err.Error()}
+		return 0, &Unavailable{Why: "no answer: " + err.Error(), Err: err}
 	}
 	switch typ {
 	case frameStarted:
