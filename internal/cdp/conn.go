@@ -83,6 +83,8 @@ type Conn struct {
 	once    sync.Once
 	// maxMessage, when > 0, bounds the messages used (see LimitMessages).
 	maxMessage atomic.Int64
+	// pooled: the connection came from Pool (see pool.go).
+	pooled bool
 }
 
 // Dial connects to a CDP websocket URL (ws:// or wss://) with optional handshake

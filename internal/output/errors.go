@@ -90,6 +90,7 @@ var reasonExit = map[string]int{
 	"stale":                ExitNotConnect,
 	"server-closing":       ExitNotConnect,
 	"browser-gone":         ExitNotConnect,
+	"host-gone":            ExitNotConnect,
 	"too-many-connections": ExitNotConnect,
 	// 6: refused
 	"run-not-allowed":   ExitRefused,
