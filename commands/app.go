@@ -66,7 +66,11 @@ func Main(args []string, streams IO) int {
 }
 
 func run(ctx context.Context, args []string, streams IO, getenv func(string) string) int {
-	app := NewApp()
+	only := ""
+	if len(args) > 1 {
+		only = args[1]
+	}
+	app := newApp(only)
 	inv := &invocation{io: streams, printer: output.New(envOutputOptions(getenv), streams.Stdout, streams.Stderr), getenv: getenv}
 	app.Metadata = map[string]any{metaKey: inv}
 	app.Writer = streams.Stdout
@@ -123,19 +127,37 @@ func envOutputOptions(getenv func(string) string) output.Options {
 }
 
 // NewApp builds the command tree.
-func NewApp() *cli.App {
+func NewApp() *cli.App { return newApp("") }
+
+// newApp builds the command tree for a run of the top-level command named
+// only: that command is copied with its flags, the others are there by name
+// without them (copying and preparing every command's flags costs more than
+// a short browser command's own work, in the session host on every command).
+// With "", a flag or a setup command (completion reads the whole tree) every
+// command is complete.
+func newApp(only string) *cli.App {
 	// No -v alias: it collides with the verbose flags people expect.
 	versionFlagOnce.Do(func() { cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"} })
+	var target *cli.Command
+	if only != "" && !strings.HasPrefix(only, "-") {
+		if target = findCommand(registered, only); target != nil && target.Category == catSetup {
+			target = nil
+		}
+	}
 	// Copies: urfave marks flags as set while it parses, and the session host
 	// runs several command lines at once.
 	cmds := make([]*cli.Command, len(registered))
 	for i, c := range registered {
-		cmds[i] = cloneCommand(c)
+		if target == nil || c == target {
+			cmds[i] = cloneCommand(c)
+			prepareCommand(cmds[i])
+			continue
+		}
+		cp := *c
+		cp.Flags = nil
+		cmds[i] = &cp
 	}
 	sort.SliceStable(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
-	for _, c := range cmds {
-		prepareCommand(c)
-	}
 	app := &cli.App{
 		Name:                 "dtb",
 		Usage:                "see and drive a web app through its dev toolbar and the browser, as JSON",

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -50,6 +51,10 @@ func Serve(opts Options) error {
 	if opts.Idle <= 0 {
 		opts.Idle = DefaultIdle
 	}
+	// A command allocates a few MB (its command tree, flags, JSON) on a heap
+	// that stays small: collecting less often takes the collector off most
+	// commands' path.
+	debug.SetGCPercent(400)
 	paths, err := PathsFor(opts.StateDir, opts.Session)
 	if err != nil {
 		return err
