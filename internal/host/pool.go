@@ -52,18 +52,29 @@ func (p *pool) Get(ctx context.Context, wsURL string, _ http.Header, dial func(c
 // after another on a tab, a few in parallel at most.
 const maxIdle = 2
 
-func (p *pool) Put(c *cdp.Conn) {
+// Put takes c back from a command. The reset runs after the command has
+// answered (it writes to the tab, and the CLI is waiting for the exit code),
+// and c is offered to a later command only once it is reset.
+func (p *pool) Put(c *cdp.Conn) { go p.put(c) }
+
+func (p *pool) put(c *cdp.Conn) {
 	p.mu.Lock()
 	u, ok := p.url[c]
-	keep := ok && len(p.idle[u]) < maxIdle
+	p.mu.Unlock()
+	if !ok || !c.ResetForReuse() {
+		p.drop(c)
+		return
+	}
+	p.mu.Lock()
+	keep := len(p.idle[u]) < maxIdle
 	if keep {
 		p.idle[u] = append(p.idle[u], c)
 	} else {
 		delete(p.url, c)
 	}
 	p.mu.Unlock()
-	if !keep || !c.ResetForReuse() {
-		p.drop(c)
+	if !keep {
+		c.Close()
 	}
 }
 
