@@ -212,6 +212,7 @@ var reasonMeaning = map[string]string{
 	"unknown-route":     "the relay has no such route (relay 404): check the --relay URL's path",
 	"no-match":          "no element matches the locator",
 	"no-such-tab":       "no tab with this id or alias",
+	"no-such-request":   "dtb network --body ID: no request with this id in the tab's record, or the browser keeps no body for it (the session host records tabs; a direct attach has no record)",
 	"stale-ref":         "an element reference from an earlier snapshot no longer points at an element",
 	"no-such-ref":       "no element reference with this name",
 	"no-such-file":      "a local file given on the command line does not exist",

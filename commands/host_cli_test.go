@@ -288,3 +288,91 @@ func TestHostIdleAndOff(t *testing.T) {
 	host := oneHost(t, e)
 	waitGone(t, host, 5*time.Second)
 }
+
+// TestHostNetworkRecord: a POST fetch the page makes in a command is listed by
+// a later `dtb network` with its method, status and headers (authorization
+// redacted), and `--body ID` prints its response body. Without the host the
+// list comes from resource timing (no method for a fetch) and --body has no
+// record to read.
+func TestHostNetworkRecord(t *testing.T) {
+	browsertest.Need(t, browsertest.Find().Preferred(), "Chromium")
+	e := newCLI(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/save" {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("X-Saved", "yes")
+			w.WriteHeader(201)
+			w.Write([]byte(`{"saved":true,"method":"` + r.Method + `"}`))
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<!doctype html><title>net</title><button id=save onclick="fetch('/api/save', {method: 'POST', body: 'x=1', headers: {Authorization: 'Bearer secret'}}).then(r => r.text()).then(t => window.done = t)">Save</button>`))
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		pid := browserPID(e)
+		e.Run(t, "browser", "stop")
+		browsertest.Kill(pid)
+	})
+	e.Run(t, "open", srv.URL).Exit(t, 0)
+	e.Run(t, "click", "#save").Exit(t, 0)
+	if got := e.Run(t, "wait", "--js", "window.done"); got.Code != 0 {
+		t.Fatalf("the fetch did not finish: %s", got)
+	}
+
+	type req struct {
+		ID              string            `json:"id"`
+		URL             string            `json:"url"`
+		Method          *string           `json:"method"`
+		Status          *int              `json:"status"`
+		Type            string            `json:"type"`
+		Source          string            `json:"source"`
+		RequestHeaders  map[string]string `json:"requestHeaders"`
+		ResponseHeaders map[string]string `json:"responseHeaders"`
+	}
+	var list struct {
+		RecordedSince string `json:"recordedSince"`
+		Requests      []req  `json:"requests"`
+	}
+	r := e.Run(t, "network", "--filter", "/api/save")
+	r.Exit(t, 0)
+	noWarnings(t, r)
+	r.Decode(t, &list)
+	if len(list.Requests) != 1 || list.RecordedSince == "" {
+		t.Fatalf("want one recorded request: %s", r)
+	}
+	q := list.Requests[0]
+	if q.Method == nil || *q.Method != "POST" || q.Status == nil || *q.Status != 201 || q.Type != "fetch" || q.Source != "host" || q.ID == "" {
+		t.Fatalf("the POST fetch: %+v", q)
+	}
+	if q.ResponseHeaders["X-Saved"] != "yes" || q.RequestHeaders["Authorization"] != "(redacted)" {
+		t.Fatalf("headers: request %v, response %v", q.RequestHeaders, q.ResponseHeaders)
+	}
+	r = e.Run(t, "network", "--body", q.ID)
+	r.Exit(t, 0)
+	var body struct {
+		Body     string `json:"body"`
+		Base64   bool   `json:"base64"`
+		MimeType string `json:"mimeType"`
+		Bytes    int    `json:"bytes"`
+	}
+	r.Decode(t, &body)
+	if body.Body != `{"saved":true,"method":"POST"}` || body.Base64 || body.MimeType != "application/json" || body.Bytes != len(body.Body) {
+		t.Fatalf("--body: %s", r)
+	}
+	if r := e.Run(t, "network", "--body", "no-such-id"); r.Code != 3 || !strings.Contains(r.Stderr, "no-such-request") {
+		t.Fatalf("--body of an unknown id: %s", r)
+	}
+
+	off := []string{"DTB_HOST=off"}
+	r = e.RunWith(t, off, "", "network", "--filter", "/api/save")
+	r.Exit(t, 0)
+	list.Requests = nil
+	r.Decode(t, &list)
+	if len(list.Requests) != 1 || list.Requests[0].Source != "timing" || list.Requests[0].Method != nil {
+		t.Fatalf("the direct attach's list: %s", r)
+	}
+	if r := e.RunWith(t, off, "", "network", "--body", q.ID); r.Code != 3 || !strings.Contains(r.Stderr, "no-such-request") {
+		t.Fatalf("--body without the host: %s", r)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/pagedata"
 )
 
 // pool keeps the websockets of finished commands for the next command on the
@@ -22,6 +23,9 @@ func newPool() *pool {
 }
 
 func (p *pool) Get(ctx context.Context, wsURL string, _ http.Header, dial func(context.Context) (*cdp.Conn, error)) (*cdp.Conn, error) {
+	// A tab the host uses is recorded from then on (dtb network), before
+	// the command that uses it runs.
+	pagedata.Recording.Watch(ctx, wsURL, dial)
 	p.mu.Lock()
 	for len(p.idle[wsURL]) > 0 {
 		cs := p.idle[wsURL]

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dtb-cli/dtb/internal/browser"
 	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/pagedata"
 	"github.com/dtb-cli/dtb/internal/session"
 )
 
@@ -76,6 +77,7 @@ func Serve(opts Options) error {
 	sockStat, _ := os.Stat(paths.Socket)
 	s := &server{opts: opts, paths: paths, ln: ln, pool: newPool(), lastUse: time.Now(), quit: make(chan struct{})}
 	cdp.Pool = s.pool
+	pagedata.Recording = pagedata.NewRecorder()
 	writeInfo(paths, Info{PID: os.Getpid(), Since: time.Now().UTC().Truncate(time.Second), IdleLimit: opts.Idle.String(), Build: opts.Build, Socket: paths.Socket})
 
 	sig := make(chan os.Signal, 1)
@@ -105,6 +107,7 @@ func Serve(opts Options) error {
 	case <-time.After(5 * time.Second):
 	}
 	s.pool.closeAll()
+	pagedata.Recording.Close()
 	return nil
 }
 

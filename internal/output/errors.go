@@ -77,6 +77,7 @@ var reasonExit = map[string]int{
 	"no-such-workspace": ExitNotFound,
 	"no-such-instance":  ExitNotFound,
 	"no-such-reporter":  ExitNotFound,
+	"no-such-request":   ExitNotFound,
 	// 4: timeout
 	"timeout":           ExitTimeout,
 	"page-busy":         ExitTimeout,
