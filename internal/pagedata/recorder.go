@@ -37,6 +37,7 @@ type Recorder struct {
 func NewRecorder() *Recorder { return &Recorder{tabs: map[string]*tabRecord{}} }
 
 type tabRecord struct {
+	ready chan struct{} // closed once conn is set, or the start failed
 	conn  *cdp.Conn
 	mu    sync.Mutex
 	reqs  []*hostRequest // oldest first, at most RecordLimit
@@ -51,7 +52,8 @@ type hostRequest struct {
 
 // Watch starts recording the tab behind wsURL (a page's websocket) on a
 // connection dial opens, unless it is recorded already. It returns once the
-// Network domain is on: a request the next command causes is recorded.
+// Network domain is on (or the attempt failed): a request the next command
+// causes is recorded. Commands racing on a new tab wait for one recording.
 func (r *Recorder) Watch(ctx context.Context, wsURL string, dial func(context.Context) (*cdp.Conn, error)) {
 	if r == nil {
 		return
@@ -60,32 +62,61 @@ func (r *Recorder) Watch(ctx context.Context, wsURL string, dial func(context.Co
 	if !strings.Contains(wsURL, "/devtools/page/") || id == "" {
 		return
 	}
-	r.mu.Lock()
-	if t, ok := r.tabs[id]; ok {
-		select {
-		case <-t.conn.Done():
-		default:
+	for {
+		r.mu.Lock()
+		t := r.tabs[id]
+		if t == nil {
+			t = &tabRecord{ready: make(chan struct{}), byID: map[string]*hostRequest{}, since: time.Now()}
+			r.tabs[id] = t
 			r.mu.Unlock()
+			if !t.start(ctx, dial) {
+				r.forget(id, t)
+			}
 			return
 		}
+		r.mu.Unlock()
+		select {
+		case <-t.ready:
+		case <-ctx.Done():
+			return
+		}
+		if t.alive() {
+			return
+		}
+		r.forget(id, t) // its tab's connection ended (or never opened): start again
 	}
-	t := &tabRecord{byID: map[string]*hostRequest{}, since: time.Now()}
-	r.tabs[id] = t // claimed: a command racing on the same tab does not dial twice
-	r.mu.Unlock()
+}
+
+// start opens the record's connection and turns the Network domain on; it
+// reports whether the tab is recorded. ready is closed either way.
+func (t *tabRecord) start(ctx context.Context, dial func(context.Context) (*cdp.Conn, error)) bool {
+	defer close(t.ready)
 	c, err := dial(ctx)
 	if err != nil {
-		r.forget(id, t)
-		return
+		return false
 	}
-	t.conn = c
 	events, _ := c.Subscribe("", "*")
 	// Bodies stay in the browser (its default buffers) until --body asks.
 	if err := c.Call(ctx, "", "Network.enable", nil, nil); err != nil {
 		c.Close()
-		r.forget(id, t)
-		return
+		return false
 	}
+	t.conn = c
 	go t.collect(events)
+	return true
+}
+
+// alive: set up, and its connection still open. Only after ready.
+func (t *tabRecord) alive() bool {
+	if t.conn == nil {
+		return false
+	}
+	select {
+	case <-t.conn.Done():
+		return false
+	default:
+		return true
+	}
 }
 
 func (r *Recorder) forget(id string, t *tabRecord) {
@@ -106,8 +137,12 @@ func (r *Recorder) Close() {
 	r.tabs = map[string]*tabRecord{}
 	r.mu.Unlock()
 	for _, t := range tabs {
-		if t.conn != nil {
-			t.conn.Close()
+		select {
+		case <-t.ready:
+			if t.conn != nil {
+				t.conn.Close()
+			}
+		default: // still starting: its connection ends with the host
 		}
 	}
 }
@@ -118,17 +153,20 @@ func (r *Recorder) record(tabID string) *tabRecord {
 		return nil
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	t := r.tabs[tabID]
-	if t == nil || t.conn == nil {
+	r.mu.Unlock()
+	if t == nil {
 		return nil
 	}
 	select {
-	case <-t.conn.Done():
-		return nil
+	case <-t.ready:
 	default:
-		return t
+		return nil
 	}
+	if !t.alive() {
+		return nil
+	}
+	return t
 }
 
 // recEvent is the part of the Network events the recorder reads.
