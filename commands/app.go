@@ -46,6 +46,7 @@ type IO struct {
 type invocation struct {
 	io      IO
 	printer *output.Printer
+	getenv  func(string) string // the command's environment (the CLI's, also in the host)
 }
 
 const metaKey = "dtb.invocation"
@@ -53,14 +54,24 @@ const metaKey = "dtb.invocation"
 // Main runs dtb with args (args[0] is the program name) and returns the exit code.
 // Every deferred cleanup of a command has run when it returns.
 func Main(args []string, streams IO) int {
+	if len(args) > 1 && args[1] == hostCommand {
+		return serveHost(args[2:], streams)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return run(ctx, args, streams)
+	if code, ok := viaHost(ctx, args, streams); ok {
+		return code
+	}
+	return run(ctx, args, streams, os.Getenv)
 }
 
-func run(ctx context.Context, args []string, streams IO) int {
-	app := NewApp()
-	inv := &invocation{io: streams, printer: output.New(envOutputOptions(), streams.Stdout, streams.Stderr)}
+func run(ctx context.Context, args []string, streams IO, getenv func(string) string) int {
+	only := ""
+	if len(args) > 1 {
+		only = args[1]
+	}
+	app := newApp(only)
+	inv := &invocation{io: streams, printer: output.New(envOutputOptions(getenv), streams.Stdout, streams.Stderr), getenv: getenv}
 	app.Metadata = map[string]any{metaKey: inv}
 	app.Writer = streams.Stdout
 	app.ErrWriter = streams.Stderr
@@ -111,19 +122,42 @@ func isReason(err error, reason string) bool {
 
 // envOutputOptions are the output options before flags are parsed, so that errors
 // found while parsing follow NO_COLOR and DTB_JSON_ERRORS too.
-func envOutputOptions() output.Options {
-	return output.Options{Color: os.Getenv("DTB_COLOR"), JSONErrors: os.Getenv("DTB_JSON_ERRORS") != ""}
+func envOutputOptions(getenv func(string) string) output.Options {
+	return output.Options{Color: getenv("DTB_COLOR"), JSONErrors: getenv("DTB_JSON_ERRORS") != "", NoColor: getenv("NO_COLOR") != ""}
 }
 
 // NewApp builds the command tree.
-func NewApp() *cli.App {
+func NewApp() *cli.App { return newApp("") }
+
+// newApp builds the command tree for a run of the top-level command named
+// only: that command is copied with its flags, the others are there by name
+// without them (copying and preparing every command's flags costs more than
+// a short browser command's own work, in the session host on every command).
+// With "", a flag or a setup command (completion reads the whole tree) every
+// command is complete.
+func newApp(only string) *cli.App {
 	// No -v alias: it collides with the verbose flags people expect.
-	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
-	cmds := append([]*cli.Command(nil), registered...)
-	sort.SliceStable(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
-	for _, c := range cmds {
-		prepareCommand(c)
+	versionFlagOnce.Do(func() { cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"} })
+	var target *cli.Command
+	if only != "" && !strings.HasPrefix(only, "-") {
+		if target = findCommand(registered, only); target != nil && target.Category == catSetup {
+			target = nil
+		}
 	}
+	// Copies: urfave marks flags as set while it parses, and the session host
+	// runs several command lines at once.
+	cmds := make([]*cli.Command, len(registered))
+	for i, c := range registered {
+		if target == nil || c == target {
+			cmds[i] = cloneCommand(c)
+			prepareCommand(cmds[i])
+			continue
+		}
+		cp := *c
+		cp.Flags = nil
+		cmds[i] = &cp
+	}
+	sort.SliceStable(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
 	app := &cli.App{
 		Name:                 "dtb",
 		Usage:                "see and drive a web app through its dev toolbar and the browser, as JSON",
@@ -216,6 +250,7 @@ func action(runFn func(c *cli.Context, inv *invocation) (any, error)) cli.Action
 		if err != nil {
 			return err
 		}
+		opts.NoColor = inv.getenv("NO_COLOR") != ""
 		inv.printer = output.New(opts, inv.io.Stdout, inv.io.Stderr)
 		if err := inv.printer.Prepare(); err != nil {
 			// "--jq -r EXPR" (jq's habit) gives --jq the program "-r".

@@ -293,7 +293,9 @@ func TestBrowserCLI(t *testing.T) {
 // newCLI runs the dtb built for this test binary with the test's own state and
 // cache.
 func newCLI(t *testing.T) *browsertest.CLI {
-	return browsertest.NewCLI(browsertest.MustBuild(t), t.TempDir(), "DTB_TIMEOUT=60s")
+	e := browsertest.NewCLI(browsertest.MustBuild(t), t.TempDir(), "DTB_TIMEOUT=60s")
+	t.Cleanup(func() { browsertest.StopHosts(e.State) })
+	return e
 }
 
 // sessionFile is what the CLI tests read of the default session's file.

@@ -34,6 +34,9 @@ type dialogDoc struct {
 func TestDialogsCLI(t *testing.T) {
 	browsertest.Need(t, browsertest.Find().Preferred(), "Chromium")
 	e := newCLI(t)
+	// Direct attach: what the browser does with a dialog when dtb detaches
+	// (with the session host it stays open: TestHostDialogAcrossCommands).
+	e.Env = append(e.Env, "DTB_HOST=off")
 	srv := interactServer(t, e)
 	e.Run(t, "open", srv.URL+"/dialogs.html").Exit(t, 0)
 
@@ -207,7 +210,7 @@ func TestDialogsKeptOpenCLI(t *testing.T) {
 	full := browsertest.Find().Chromium
 	browsertest.Need(t, full, "Chromium")
 	e := newCLI(t)
-	e.Env = append(e.Env, "DTB_CHROME="+full, "DTB_SESSION=kept")
+	e.Env = append(e.Env, "DTB_CHROME="+full, "DTB_SESSION=kept", "DTB_HOST=off") // dialog-stale is the direct attach's answer; the host keeps the dialog answerable
 	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "testdata", "interact"))))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() {

@@ -215,6 +215,7 @@ var reasonMeaning = map[string]string{
 	"unknown-route":     "the relay has no such route (relay 404): check the --relay URL's path",
 	"no-match":          "no element matches the locator",
 	"no-such-tab":       "no tab with this id or alias",
+	"no-such-request":   "dtb network --body ID: no request with this id in the tab's record, or the browser keeps no body for it (the session host records tabs; a direct attach has no record)",
 	"stale-ref":         "an element reference from an earlier snapshot no longer points at an element",
 	"no-such-ref":       "no element reference with this name",
 	"no-such-file":      "a local file given on the command line does not exist",
@@ -235,6 +236,7 @@ var reasonMeaning = map[string]string{
 	"port-in-use":          "dtb relay's --listen address is taken (another dtb relay or a dev server): pick another, or --listen 127.0.0.1:0 for a free port",
 	"too-many-connections": "the relay has --max-conns connections open and refused this one (relay 503); retry",
 	"browser-gone":         "the browser or tab went away during the command",
+	"host-gone":            "the session host went away (killed, crashed) while it ran the command; `mayHaveRun` says whether the action may have had its effect; the next command starts a new host",
 	// 6
 	"run-not-allowed":   "the page's bridge was built without allowRun, so commands cannot run (relay 403)",
 	"cross-origin":      "the relay refused a request from another origin (relay 403)",
@@ -372,7 +374,9 @@ On failure nothing is printed on stdout, and stderr gets one error document on o
   error), ` + "`busy`" + ` (the relay says the page is running a command, ` + "`connection.busy`" + `: its
   state is from before it started, and ` + "`--fresh`" + ` does not fail on it) and ` + "`relay-found`" + ` (no
   relay was named and the default did not answer, so dtb uses the one that answered on
-  another usual port, named in ` + "`relay`" + `; docs/toolbar.md).
+  another usual port, named in ` + "`relay`" + `; docs/toolbar.md) and ` + "`host-unavailable`" + ` (the
+  session host could not take a browser command: not started in time, hung, refusing;
+  the command attached directly instead, as with ` + "`DTB_HOST=off`" + `; docs/performance.md).
 `
 
 const reasonsProse = `

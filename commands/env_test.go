@@ -28,7 +28,7 @@ var argumentFlags = map[string]bool{
 	"wait-css": true, "wait-text": true, "wait-url": true,
 	// what to read or change of the page, and how to print it
 	"level": true, "since": true, "watch": true, "failed": true, "filter": true, "fail-on-failed": true,
-	"reload": true, "hard": true, "domain": true, "path": true, "expires": true, "http-only": true,
+	"reload": true, "hard": true, "body": true, "domain": true, "path": true, "expires": true, "http-only": true,
 	"secure": true, "same-site": true, "stdin": true, "steps": true, "landscape": true,
 	"background": true, "scale": true, "margin": true, "pages": true, "css-page-size": true,
 }

@@ -248,7 +248,7 @@ func inProcessRunner() mcpserver.Runner {
 		mu.Lock()
 		defer mu.Unlock()
 		var stdout, stderr bytes.Buffer
-		code := run(ctx, append([]string{"dtb"}, argv...), IO{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr})
+		code := run(ctx, append([]string{"dtb"}, argv...), IO{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr}, os.Getenv)
 		return mcpserver.Outcome{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Code: code}
 	}
 }

@@ -25,7 +25,11 @@ Examples:
 				return nil, err
 			}
 			defer done()
-			return sess.Status(ctx)
+			st, err := sess.Status(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return statusWithHost{st, hostStatus(sess.Name())}, nil
 		})),
 	})
 }

@@ -68,6 +68,7 @@ func runMain(m *testing.M) (code int) {
 	}
 	defer os.RemoveAll(tmp)
 	defer browsertest.Release()
+	defer func() { browsertest.StopHosts(filepath.Join(tmp, "state")) }()
 
 	bin, err := browsertest.Build()
 	if err != nil {

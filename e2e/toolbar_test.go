@@ -707,7 +707,10 @@ func testDemo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("scripts/demo builds dtb and starts its own browser and relay: skipped with -short")
 	}
-	mark := fmt.Sprintf("DTB_E2E_DEMO=%d-%d", os.Getpid(), time.Now().UnixNano())
+	// Not a DTB_ name: the session host the demo's first browser command
+	// starts keeps its starter's environment except dtb's settings, and
+	// launches the browser with it, so both carry the mark.
+	mark := fmt.Sprintf("E2E_DTB_DEMO=%d-%d", os.Getpid(), time.Now().UnixNano())
 	before := procs()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()

@@ -66,6 +66,8 @@ type Conn struct {
 	// maxMessage, when > 0, bounds the messages used (see LimitMessages);
 	// droppedEvent is the size of the largest event dropped over it.
 	maxMessage, droppedEvent atomic.Int64
+	// pooled: the connection came from Pool (see pool.go).
+	pooled bool
 }
 
 // Dial connects to a CDP websocket URL (ws:// or wss://) with optional handshake

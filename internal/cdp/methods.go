@@ -25,3 +25,6 @@ package cdp
 //     (interact/page.go): cdproto's params; the answer read into interact's
 //     view of a remote object (plain string ids, as the action code passes
 //     them around).
+//   - network.GetResponseBody (pagedata/recorder.go, getResponseBody): the
+//     body is text unless base64Encoded says otherwise; cdproto's []byte
+//     field would decode every body as base64.

@@ -79,7 +79,7 @@ func (p *Page) Done() <-chan struct{} { return p.conn.Done() }
 // Close detaches from the tab (never closes it).
 func (p *Page) Close() error {
 	if p.ownConn {
-		return p.conn.Close()
+		return p.conn.Release()
 	}
 	if p.sessionID != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

@@ -77,6 +77,7 @@ var reasonExit = map[string]int{
 	"no-such-workspace": ExitNotFound,
 	"no-such-instance":  ExitNotFound,
 	"no-such-reporter":  ExitNotFound,
+	"no-such-request":   ExitNotFound,
 	// 4: timeout
 	"timeout":            ExitTimeout,
 	"page-busy":          ExitTimeout,
@@ -93,6 +94,7 @@ var reasonExit = map[string]int{
 	"stale":                ExitNotConnect,
 	"server-closing":       ExitNotConnect,
 	"browser-gone":         ExitNotConnect,
+	"host-gone":            ExitNotConnect,
 	"too-many-connections": ExitNotConnect,
 	// 6: refused
 	"run-not-allowed":   ExitRefused,

@@ -31,6 +31,9 @@ type Options struct {
 	// MaxBytes is the ceiling on what a result prints (--max-bytes,
 	// DTB_MAX_BYTES): 0 means DefaultMaxBytes, a negative value no ceiling.
 	MaxBytes int64
+	// NoColor: NO_COLOR is set in the environment of the command (which, in
+	// the session host, is not the host's own).
+	NoColor bool
 }
 
 // DefaultMaxBytes is the default ceiling on a printed result: 16 MiB.
@@ -94,6 +97,11 @@ func newPalette(enabled bool) palette {
 
 // IsTerminal reports whether w is a terminal.
 func IsTerminal(w io.Writer) bool {
+	// A stream relayed from another process (the session host's client)
+	// says what it is.
+	if t, ok := w.(interface{ IsTerminal() bool }); ok {
+		return t.IsTerminal()
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -117,7 +125,7 @@ func (p *Printer) colorFor(tty bool) bool {
 	case "never":
 		return false
 	}
-	if os.Getenv("NO_COLOR") != "" { // no-color.org: present and not empty
+	if p.opts.NoColor || os.Getenv("NO_COLOR") != "" { // no-color.org: present and not empty
 		return false
 	}
 	return tty

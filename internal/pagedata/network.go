@@ -28,6 +28,8 @@ const defaultTimingBuffer = 250
 
 // Request is one request of the tab.
 type Request struct {
+	// ID names a request the session host recorded (dtb network --body ID).
+	ID     string  `json:"id,omitempty"`
 	URL    string  `json:"url"`
 	Method *string `json:"method"` // null when the browser kept no record of it
 	Status *int    `json:"status"` // HTTP status; null when unknown or the request failed before a response
@@ -52,6 +54,15 @@ type Request struct {
 	// no-cors 404 is not logged either), so failed:false means "not known
 	// to fail". --reload or --watch record it live.
 	Hidden bool `json:"hidden,omitempty"`
+	// Recorded by the session host (source "host"): the headers (cookie and
+	// authorization values redacted), the response's MIME type, what
+	// started the request (parser, script, preflight, other) and the URLs it
+	// was redirected from.
+	RequestHeaders  map[string]string `json:"requestHeaders,omitempty"`
+	ResponseHeaders map[string]string `json:"responseHeaders,omitempty"`
+	MimeType        string            `json:"mimeType,omitempty"`
+	Initiator       string            `json:"initiator,omitempty"`
+	Redirects       []string          `json:"redirects,omitempty"`
 
 	at time.Time
 }
@@ -82,6 +93,10 @@ type NetworkResult struct {
 	// Hidden counts the listed requests whose outcome the records hide
 	// (Request.Hidden): --fail-on-failed cannot judge them.
 	Hidden int `json:"hidden,omitempty"`
+	// RecordedSince: the list is the session host's record of the tab,
+	// kept since the host first used it (every document, up to RecordLimit
+	// requests), not the current document's resource timing.
+	RecordedSince string `json:"recordedSince,omitempty"`
 }
 
 var (
@@ -101,7 +116,28 @@ func ReadNetwork(ctx context.Context, p *cdp.Page, o NetworkOptions) (*NetworkRe
 	}
 	res := &NetworkResult{Tab: cdp.TabRef{ID: p.ID, Alias: p.Alias}, Requests: []Request{}}
 	var reqs []Request
-	if o.Reload {
+	if t := Recording.record(p.ID); t != nil && !o.Reload {
+		if o.Wait > 0 {
+			select {
+			case <-time.After(o.Wait):
+			case <-ctx.Done():
+				return nil, output.Wrap("timeout", ctx.Err(), "watching the network")
+			}
+		}
+		// What the current document loaded before the recording began
+		// comes from its resource timing, as without the host.
+		timing, url, full, err := kept(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range timing {
+			if r.at.Before(t.since) {
+				reqs = append(reqs, r)
+				res.TimingBufferFull = res.TimingBufferFull || full
+			}
+		}
+		reqs, res.URL, res.RecordedSince = append(reqs, t.requests()...), url, t.since.UTC().Format(timeLayout)
+	} else if o.Reload {
 		live, url, err := recordReload(ctx, p, o)
 		if err != nil {
 			return nil, err

@@ -302,7 +302,7 @@ func (s *Session) BrowserConn(ctx context.Context) (*cdp.Conn, error) {
 	if s.bconn != nil {
 		return s.bconn, nil
 	}
-	c, err := s.dial(ctx, b.WebSocket)
+	c, err := s.dialPooled(ctx, b.WebSocket)
 	if err != nil {
 		return nil, output.Wrap("browser-gone", err, "cannot connect to the browser").With("endpoint", b.WebSocket)
 	}

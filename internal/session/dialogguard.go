@@ -175,7 +175,9 @@ func (g *DialogGuard) Finish(ctx context.Context, res any, err error) (any, erro
 		}
 	}
 	if open != nil {
-		if open.Browser {
+		// A browser dialog, or any dialog on a tab the session host stays
+		// connected to, stays open for a later dtb dialog to answer.
+		if open.Browser || g.Page.Kept() {
 			g.sess.Update(context.WithoutCancel(ctx), func(st *State) error {
 				tabDialog(st, g.Page.ID).Open = open
 				return nil

@@ -107,7 +107,7 @@ func (s *Session) Update(ctx context.Context, fn func(*State) error) error {
 // Close releases the session's connections. It never closes a tab or a browser.
 func (s *Session) Close() error {
 	if s.bconn != nil {
-		s.bconn.Close()
+		s.bconn.Release()
 		s.bconn = nil
 	}
 	return nil
@@ -134,3 +134,9 @@ func (s *Session) dial(ctx context.Context, ws string) (*cdp.Conn, error) {
 
 // tlsCtx carries the session's TLS settings (--cdp-ca) to discovery requests.
 func (s *Session) tlsCtx(ctx context.Context) context.Context { return browser.WithTLS(ctx, s.tls) }
+
+// dialPooled is dial through the session host's connection pool when this
+// process is the host (cdp.Pool).
+func (s *Session) dialPooled(ctx context.Context, ws string) (*cdp.Conn, error) {
+	return cdp.DialPooled(ctx, ws, s.cfg.Headers, func(ctx context.Context) (*cdp.Conn, error) { return s.dial(ctx, ws) })
+}

@@ -338,7 +338,7 @@ func (s *Session) dialPage(ctx context.Context, b *browser.BrowserInfo, id strin
 	if id == s.launchTab {
 		s.launchTab = "" // in use now: no later open of this process takes it over
 	}
-	c, err := s.dial(ctx, pageWSURL(b.Endpoint, id))
+	c, err := s.dialPooled(ctx, pageWSURL(b.Endpoint, id))
 	if err != nil {
 		return nil, err
 	}

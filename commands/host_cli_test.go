@@ -1,0 +1,378 @@
+package commands
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dtb-cli/dtb/internal/browsertest"
+)
+
+const hostPage = `<!doctype html><title>host</title>
+<button id=del onclick="window.answer = confirm('Delete?')">Delete</button>`
+
+// hostCLI is a CLI with its own fixture server and cleanup: browser stop,
+// then every host and the browser ended by PID.
+func hostCLI(t *testing.T) (*browsertest.CLI, string) {
+	t.Helper()
+	browsertest.Need(t, browsertest.Find().Preferred(), "Chromium")
+	e := newCLI(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(hostPage))
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		pid := browserPID(e)
+		e.Run(t, "browser", "stop")
+		browsertest.Kill(pid)
+	})
+	return e, srv.URL
+}
+
+// hostProcs are the host processes of the CLI's state directory, found in
+// /proc by their command line and environment (not by their info file).
+func hostProcs(t *testing.T, e *browsertest.CLI) []int {
+	t.Helper()
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var pids []int
+	for _, d := range dirs {
+		cmd, err := os.ReadFile(filepath.Join(d, "cmdline"))
+		if err != nil || !bytes.Contains(cmd, []byte(hostCommand)) {
+			continue
+		}
+		env, _ := os.ReadFile(filepath.Join(d, "environ"))
+		if !bytes.Contains(env, []byte("DTB_STATE_DIR="+e.State+"\x00")) {
+			continue
+		}
+		pid, _ := strconv.Atoi(filepath.Base(d))
+		if browsertest.Alive(pid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func oneHost(t *testing.T, e *browsertest.CLI) int {
+	t.Helper()
+	pids := hostProcs(t, e)
+	if len(pids) != 1 {
+		t.Fatalf("want one host process, have %v", pids)
+	}
+	return pids[0]
+}
+
+func noWarnings(t *testing.T, r browsertest.Result) {
+	t.Helper()
+	if w := r.Warnings(); len(w) > 0 {
+		t.Fatalf("warnings %v: %s", w, r)
+	}
+}
+
+func waitGone(t *testing.T, pid int, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for browsertest.Alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d still runs after %v", pid, within)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestHostDialogAcrossCommands: a click leaves a confirm() open, a later
+// process answers it, the page sees true. Without the host (DTB_HOST=off)
+// the shell dismisses it when the click's process detaches.
+func TestHostDialogAcrossCommands(t *testing.T) {
+	e, url := hostCLI(t)
+	e.Run(t, "open", url).Exit(t, 0)
+	var doc dialogDoc
+	r := e.Run(t, "click", "--text", "Delete")
+	r.Exit(t, 0)
+	r.Decode(t, &doc)
+	if doc.Dialog == nil || !doc.Dialog.Open || doc.Dialog.Type != "confirm" {
+		t.Fatalf("click: %s", r)
+	}
+	r = e.Run(t, "dialog")
+	if !strings.Contains(r.Stdout, `"open":true`) {
+		t.Fatalf("dialog: %s", r)
+	}
+	r = e.Run(t, "dialog", "accept")
+	r.Exit(t, 0)
+	if !strings.Contains(r.Stdout, `"answered":"accept"`) {
+		t.Fatalf("dialog accept: %s", r)
+	}
+	if got := strings.TrimSpace(e.Run(t, "eval", "window.answer").Stdout); got != "true" {
+		t.Fatalf("the page saw %s", got)
+	}
+
+	off := []string{"DTB_HOST=off"}
+	r = e.RunWith(t, off, "", "click", "--text", "Delete")
+	r.Decode(t, &doc)
+	if doc.Dialog == nil || doc.Dialog.Open || doc.Dialog.By != "browser" {
+		t.Fatalf("click without the host: %s", r)
+	}
+}
+
+// TestHostFaults: every way a host can be missing, dead, hung, replaced or
+// outlive its browser; the commands never fail for it, nothing is left over.
+func TestHostFaults(t *testing.T) {
+	e, url := hostCLI(t)
+	e.Run(t, "open", url).Exit(t, 0)
+	browser := browserPID(e)
+	host := oneHost(t, e)
+	if st := e.Run(t, "status", "--jq", ".host.pid"); strings.TrimSpace(st.Stdout) != strconv.Itoa(host) {
+		t.Fatalf("status shows host %s, want %d", st.Stdout, host)
+	}
+
+	t.Run("killed mid-command", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		done := make(chan browsertest.Result, 1)
+		go func() {
+			done <- e.Exec(ctx, nil, "", "eval", "new Promise(r => setTimeout(() => r(1), 5000))")
+		}()
+		time.Sleep(700 * time.Millisecond)
+		syscall.Kill(host, syscall.SIGKILL)
+		r := <-done
+		doc := r.Fails(t, 5, "host-gone")
+		if doc["mayHaveRun"] != true {
+			t.Fatalf("host-gone without mayHaveRun: %s", r)
+		}
+		waitGone(t, host, 2*time.Second)
+		r = e.Run(t, "eval", "location.href")
+		r.Exit(t, 0)
+		noWarnings(t, r)
+		if !strings.Contains(r.Stdout, url) || browserPID(e) != browser {
+			t.Fatalf("after the host died: %s, browser %d want %d", r, browserPID(e), browser)
+		}
+		host = oneHost(t, e)
+	})
+
+	t.Run("stale socket", func(t *testing.T) {
+		syscall.Kill(host, syscall.SIGKILL)
+		waitGone(t, host, 2*time.Second)
+		if _, err := os.Stat(filepath.Join(e.State, "sessions", "default.host.sock")); err != nil {
+			t.Fatalf("the killed host left no socket file to test with: %v", err)
+		}
+		r := e.Run(t, "eval", "1+1")
+		r.Exit(t, 0)
+		noWarnings(t, r)
+		host = oneHost(t, e)
+	})
+
+	t.Run("hung host", func(t *testing.T) {
+		syscall.Kill(host, syscall.SIGSTOP)
+		start := time.Now()
+		r := e.Run(t, "eval", "2+2")
+		syscall.Kill(host, syscall.SIGCONT)
+		r.Exit(t, 0)
+		if w := r.Warnings(); len(w) != 1 || w[0] != "host-unavailable" {
+			t.Fatalf("a hung host: %s", r)
+		}
+		t.Logf("fell back in %v", time.Since(start))
+	})
+
+	t.Run("older build", func(t *testing.T) {
+		other := filepath.Join(t.TempDir(), "dtb")
+		b, err := os.ReadFile(e.Bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(other, b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		old := *e
+		old.Bin = other
+		old.Run(t, "eval", "1").Exit(t, 0)
+		oldHost := oneHost(t, e)
+		if oldHost == host {
+			t.Fatalf("the other build used host %d of this one", host)
+		}
+		r := e.Run(t, "eval", "1")
+		r.Exit(t, 0)
+		noWarnings(t, r)
+		waitGone(t, oldHost, 2*time.Second)
+		host = oneHost(t, e)
+	})
+
+	t.Run("racing", func(t *testing.T) {
+		syscall.Kill(host, syscall.SIGKILL)
+		waitGone(t, host, 2*time.Second)
+		var wg sync.WaitGroup
+		results := make([]browsertest.Result, 4)
+		for i := range results {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[i] = e.Run(t, "eval", "1+1")
+			}()
+		}
+		wg.Wait()
+		for _, r := range results {
+			r.Exit(t, 0)
+			noWarnings(t, r)
+		}
+		host = oneHost(t, e)
+	})
+
+	t.Run("interrupted", func(t *testing.T) {
+		cmd := exec.Command(e.Bin, "eval", "new Promise(r => setTimeout(() => r(1), 10000))")
+		cmd.Env = e.Environ()
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(700 * time.Millisecond)
+		cmd.Process.Signal(os.Interrupt)
+		err := cmd.Wait()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), "interrupted") {
+			t.Fatalf("Ctrl-C: %v %s", err, stderr.String())
+		}
+		if oneHost(t, e) != host {
+			t.Fatal("the host changed")
+		}
+	})
+
+	t.Run("direct attach alongside", func(t *testing.T) {
+		r := e.RunWith(t, []string{"DTB_HOST=off"}, "", "open", url+"/?second", "--jq", ".tab")
+		r.Exit(t, 0)
+		var tab struct{ Alias string }
+		json.Unmarshal([]byte(r.Stdout), &tab)
+		r = e.Run(t, "eval", "location.search", "--tab", tab.Alias)
+		if strings.TrimSpace(r.Stdout) != `"?second"` {
+			t.Fatalf("the host did not see the tab a direct attach opened: %s (open gave alias %q)", r, tab.Alias)
+		}
+	})
+
+	t.Run("browser killed", func(t *testing.T) {
+		browsertest.Kill(browser)
+		waitGone(t, host, 5*time.Second)
+		r := e.Run(t, "open", url)
+		r.Exit(t, 0)
+		browser = browserPID(e)
+		host = oneHost(t, e)
+	})
+
+	t.Run("browser stop", func(t *testing.T) {
+		e.Run(t, "browser", "stop").Exit(t, 0)
+		waitGone(t, host, time.Second)
+		waitGone(t, browser, 5*time.Second)
+		if pids := hostProcs(t, e); len(pids) > 0 {
+			t.Fatalf("hosts left: %v", pids)
+		}
+	})
+}
+
+// TestHostIdleAndOff: a host exits after its idle limit; DTB_HOST=off
+// starts none.
+func TestHostIdleAndOff(t *testing.T) {
+	e, url := hostCLI(t)
+	e.RunWith(t, []string{"DTB_HOST=off"}, "", "open", url).Exit(t, 0)
+	if pids := hostProcs(t, e); len(pids) > 0 {
+		t.Fatalf("DTB_HOST=off started a host: %v", pids)
+	}
+	e.RunWith(t, []string{"DTB_HOST_IDLE=1s"}, "", "eval", "1").Exit(t, 0)
+	host := oneHost(t, e)
+	waitGone(t, host, 5*time.Second)
+}
+
+// TestHostNetworkRecord: a POST fetch the page makes in a command is listed by
+// a later `dtb network` with its method, status and headers (authorization
+// redacted), and `--body ID` prints its response body. Without the host the
+// list comes from resource timing (no method for a fetch) and --body has no
+// record to read.
+func TestHostNetworkRecord(t *testing.T) {
+	browsertest.Need(t, browsertest.Find().Preferred(), "Chromium")
+	e := newCLI(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/save" {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("X-Saved", "yes")
+			w.WriteHeader(201)
+			w.Write([]byte(`{"saved":true,"method":"` + r.Method + `"}`))
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<!doctype html><title>net</title><button id=save onclick="fetch('/api/save', {method: 'POST', body: 'x=1', headers: {Authorization: 'Bearer secret'}}).then(r => r.text()).then(t => window.done = t)">Save</button>`))
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		pid := browserPID(e)
+		e.Run(t, "browser", "stop")
+		browsertest.Kill(pid)
+	})
+	e.Run(t, "open", srv.URL).Exit(t, 0)
+	e.Run(t, "click", "#save").Exit(t, 0)
+	if got := e.Run(t, "wait", "--js", "window.done"); got.Code != 0 {
+		t.Fatalf("the fetch did not finish: %s", got)
+	}
+
+	type req struct {
+		ID              string            `json:"id"`
+		URL             string            `json:"url"`
+		Method          *string           `json:"method"`
+		Status          *int              `json:"status"`
+		Type            string            `json:"type"`
+		Source          string            `json:"source"`
+		RequestHeaders  map[string]string `json:"requestHeaders"`
+		ResponseHeaders map[string]string `json:"responseHeaders"`
+	}
+	var list struct {
+		RecordedSince string `json:"recordedSince"`
+		Requests      []req  `json:"requests"`
+	}
+	r := e.Run(t, "network", "--filter", "/api/save")
+	r.Exit(t, 0)
+	noWarnings(t, r)
+	r.Decode(t, &list)
+	if len(list.Requests) != 1 || list.RecordedSince == "" {
+		t.Fatalf("want one recorded request: %s", r)
+	}
+	q := list.Requests[0]
+	if q.Method == nil || *q.Method != "POST" || q.Status == nil || *q.Status != 201 || q.Type != "fetch" || q.Source != "host" || q.ID == "" {
+		t.Fatalf("the POST fetch: %+v", q)
+	}
+	if q.ResponseHeaders["X-Saved"] != "yes" || q.RequestHeaders["Authorization"] != "(redacted)" {
+		t.Fatalf("headers: request %v, response %v", q.RequestHeaders, q.ResponseHeaders)
+	}
+	r = e.Run(t, "network", "--body", q.ID)
+	r.Exit(t, 0)
+	var body struct {
+		Body     string `json:"body"`
+		Base64   bool   `json:"base64"`
+		MimeType string `json:"mimeType"`
+		Bytes    int    `json:"bytes"`
+	}
+	r.Decode(t, &body)
+	if body.Body != `{"saved":true,"method":"POST"}` || body.Base64 || body.MimeType != "application/json" || body.Bytes != len(body.Body) {
+		t.Fatalf("--body: %s", r)
+	}
+	if r := e.Run(t, "network", "--body", "no-such-id"); r.Code != 3 || !strings.Contains(r.Stderr, "no-such-request") {
+		t.Fatalf("--body of an unknown id: %s", r)
+	}
+
+	off := []string{"DTB_HOST=off"}
+	r = e.RunWith(t, off, "", "network", "--filter", "/api/save")
+	r.Exit(t, 0)
+	list.Requests = nil
+	r.Decode(t, &list)
+	if len(list.Requests) != 1 || list.Requests[0].Source != "timing" || list.Requests[0].Method != nil {
+		t.Fatalf("the direct attach's list: %s", r)
+	}
+	if r := e.RunWith(t, off, "", "network", "--body", q.ID); r.Code != 3 || !strings.Contains(r.Stderr, "no-such-request") {
+		t.Fatalf("--body without the host: %s", r)
+	}
+}

@@ -1,0 +1,81 @@
+package cdp
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+)
+
+// ConnPool keeps websockets open between commands. Only the session host
+// (internal/host) sets one; a short-lived dtb process dials and closes as
+// before. Get hands a connection to one command at a time (two commands on
+// one tab get two connections, so neither sees the other's domain state);
+// Put takes it back when the command detaches.
+type ConnPool interface {
+	Get(ctx context.Context, wsURL string, header http.Header, dial func(context.Context) (*Conn, error)) (*Conn, error)
+	Put(c *Conn)
+}
+
+// Pool is the process's connection pool, nil outside the session host.
+var Pool ConnPool
+
+// DialPooled is a connection to wsURL from Pool when there is one, else
+// dial's.
+func DialPooled(ctx context.Context, wsURL string, header http.Header, dial func(context.Context) (*Conn, error)) (*Conn, error) {
+	if Pool == nil {
+		return dial(ctx)
+	}
+	c, err := Pool.Get(ctx, wsURL, header, dial)
+	if err != nil {
+		return nil, err
+	}
+	c.pooled = true
+	return c, nil
+}
+
+// Release ends a command's use of c: back to the pool when it came from
+// there, else closed.
+func (c *Conn) Release() error {
+	if c.pooled && Pool != nil {
+		Pool.Put(c)
+		return nil
+	}
+	return c.Close()
+}
+
+// Kept reports whether the tab's connection outlives the command (the
+// session host holds it): a dialog left open then stays open for a later
+// command to answer, instead of being dismissed when dtb detaches.
+func (p *Page) Kept() bool { return p.conn.pooled && Pool != nil }
+
+// ResetForReuse makes c as a later command expects a fresh connection: no
+// subscription of an earlier command is left queueing events, no message
+// limit, and Runtime and Log disabled so that their next enable replays the
+// page's contexts, console messages and log entries as on a new connection.
+// The Page domain stays enabled: it is what keeps a dialog open for a later
+// command. It reports whether c is still usable.
+func (c *Conn) ResetForReuse() bool {
+	select {
+	case <-c.done:
+		return false
+	default:
+	}
+	c.maxMessage.Store(0)
+	c.mu.Lock()
+	for k, ss := range c.subs {
+		for _, s := range ss {
+			s.stop()
+		}
+		delete(c.subs, k)
+	}
+	c.mu.Unlock()
+	ctx := context.Background()
+	for _, m := range []string{runtime.CommandDisable, log.CommandDisable} {
+		if wait, err := c.send(ctx, "", m, nil); err == nil {
+			go wait(nil)
+		}
+	}
+	return true
+}

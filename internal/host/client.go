@@ -1,0 +1,242 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/dtb-cli/dtb/internal/browser"
+)
+
+// AnswerWait is how long a CLI waits for a host to connect and take its
+// command before it attaches directly instead.
+const AnswerWait = 100 * time.Millisecond
+
+// startWait bounds the start of a new host (a fresh process, up to its
+// socket answering).
+const startWait = 3 * time.Second
+
+// Client is the CLI's side of a session's host.
+type Client struct {
+	Paths Paths
+	Build string
+	// Start is the command line of a new host (the dtb binary and its
+	// arguments) and its environment.
+	Start []string
+	Env   []string
+}
+
+// Unavailable is a host that could not take the command: the CLI attaches
+// directly (and says so in a warning).
+type Unavailable struct {
+	Why string
+	Err error
+}
+
+func (e *Unavailable) Error() string { return "session host unavailable: " + e.Why }
+func (e *Unavailable) Unwrap() error { return e.Err }
+
+// GoneError is a host that went away while it ran the command: the command
+// may have had its effect.
+type GoneError struct{ Err error }
+
+func (e *GoneError) Error() string { return "the session host went away: " + e.Err.Error() }
+
+// Run runs req through the session's host, starting one when none answers,
+// and copies its output to stdout and stderr. It returns an *Unavailable
+// before the host took the command, a *GoneError after.
+func (c *Client) Run(ctx context.Context, req *Request, stdout, stderr io.Writer) (int, error) {
+	req.Build = c.Build
+	for attempt := 0; ; attempt++ {
+		conn, err := c.connect()
+		if err != nil {
+			return 0, err
+		}
+		code, err := c.exchange(ctx, conn, req, stdout, stderr)
+		var mm *mismatch
+		if errors.Is(err, syscall.ECONNRESET) && attempt == 0 {
+			// A host that was closing as we connected: reach the next one.
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		if errors.As(err, &mm) && attempt == 0 {
+			// A host of another build: it is quitting; wait for it, then
+			// start ours.
+			waitExit(mm.PID, time.Second)
+			continue
+		}
+		return code, err
+	}
+}
+
+type mismatch struct{ PID int }
+
+func (m *mismatch) Error() string { return fmt.Sprintf("host %d is another build", m.PID) }
+
+// connect reaches the running host, or starts one.
+func (c *Client) connect() (*net.UnixConn, error) {
+	if conn, err := dial(c.Paths.Socket, AnswerWait); err == nil {
+		return conn, nil
+	}
+	return c.start()
+}
+
+func dial(path string, wait time.Duration) (*net.UnixConn, error) {
+	if len(path) >= 104 {
+		return nil, &Unavailable{Why: "the socket path is too long for a unix socket: " + path}
+	}
+	d := net.Dialer{Timeout: wait}
+	c, err := d.Dial("unix", path)
+	if err != nil {
+		return nil, err
+	}
+	return c.(*net.UnixConn), nil
+}
+
+// start starts a host under the start lock (two CLIs racing start one) and
+// waits for its socket to answer.
+func (c *Client) start() (*net.UnixConn, error) {
+	if len(c.Paths.Socket) >= 104 {
+		return nil, &Unavailable{Why: "the socket path is too long for a unix socket: " + c.Paths.Socket}
+	}
+	if err := os.MkdirAll(filepathDir(c.Paths.Lock), 0o700); err != nil {
+		return nil, &Unavailable{Why: err.Error()}
+	}
+	lf, err := os.OpenFile(c.Paths.Lock, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, &Unavailable{Why: err.Error()}
+	}
+	defer lf.Close()
+	deadline := time.Now().Add(startWait)
+	for syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		if time.Now().After(deadline) {
+			return nil, &Unavailable{Why: "another dtb holds the host start lock"}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	defer syscall.Flock(int(lf.Fd()), syscall.LOCK_UN)
+	// Started by the CLI that held the lock before us?
+	if conn, err := dial(c.Paths.Socket, AnswerWait); err == nil {
+		return conn, nil
+	}
+	if in := ReadInfo(c.Paths); in != nil {
+		// A live host whose socket does not answer: hung. Replace it.
+		syscall.Kill(in.PID, syscall.SIGKILL)
+		waitExit(in.PID, 500*time.Millisecond)
+	}
+	log, err := os.OpenFile(c.Paths.Log, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, &Unavailable{Why: err.Error()}
+	}
+	defer log.Close()
+	cmd := exec.Command(c.Start[0], c.Start[1:]...)
+	cmd.Env = c.Env
+	cmd.Stderr = log
+	cmd.Dir = "/"
+	// Its own session and process group: a Ctrl-C in the terminal or the
+	// end of the CLI's process group does not reach it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, &Unavailable{Why: err.Error()}
+	}
+	pid := cmd.Process.Pid
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	for time.Now().Before(deadline) {
+		if conn, err := dial(c.Paths.Socket, AnswerWait); err == nil {
+			return conn, nil
+		}
+		select {
+		case <-exited:
+			return nil, &Unavailable{Why: fmt.Sprintf("the new host (pid %d) exited at start; see %s", pid, c.Paths.Log)}
+		case <-time.After(3 * time.Millisecond):
+		}
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	return nil, &Unavailable{Why: "the new host did not answer in time"}
+}
+
+// exchange sends req on conn and relays the host's answer.
+func (c *Client) exchange(ctx context.Context, conn *net.UnixConn, req *Request, stdout, stderr io.Writer) (int, error) {
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(AnswerWait))
+	if err := writeJSON(conn, frameRequest, req); err != nil {
+		return 0, &Unavailable{Why: err.Error()}
+	}
+	typ, body, err := readFrame(conn)
+	if err != nil {
+		return 0, &Unavailable{Why: "no answer: " + err.Error(), Err: err}
+	}
+	switch typ {
+	case frameStarted:
+	case frameMismatch:
+		var m mismatchMsg
+		json.Unmarshal(body, &m)
+		return 0, &mismatch{PID: m.PID}
+	default:
+		return 0, &Unavailable{Why: fmt.Sprintf("unexpected answer %q", typ)}
+	}
+	conn.SetDeadline(time.Time{})
+	// Ctrl-C: the host cancels the command and answers with its exit code.
+	stop := context.AfterFunc(ctx, func() { writeFrame(conn, frameCancel, nil) })
+	defer stop()
+	for {
+		typ, body, err := readFrame(conn)
+		if err != nil {
+			return 0, &GoneError{Err: err}
+		}
+		switch typ {
+		case frameStdout:
+			stdout.Write(body)
+		case frameStderr:
+			stderr.Write(body)
+		case frameExit:
+			var x exitMsg
+			if err := json.Unmarshal(body, &x); err != nil {
+				return 0, &GoneError{Err: err}
+			}
+			return x.Code, nil
+		}
+	}
+}
+
+// Quit asks the session's host to exit and waits (up to wait) for its
+// process to end; one that does not is killed. It reports the host's pid, 0
+// when none ran.
+func Quit(p Paths, wait time.Duration) int {
+	in := ReadInfo(p)
+	if conn, err := dial(p.Socket, AnswerWait); err == nil {
+		conn.SetDeadline(time.Now().Add(wait))
+		if writeFrame(conn, frameQuit, nil) == nil {
+			readFrame(conn)
+		}
+		conn.Close()
+	}
+	if in == nil {
+		return 0
+	}
+	if !waitExit(in.PID, wait) {
+		syscall.Kill(in.PID, syscall.SIGKILL)
+		waitExit(in.PID, time.Second)
+	}
+	return in.PID
+}
+
+// waitExit waits for pid to end; false when it still runs after wait.
+func waitExit(pid int, wait time.Duration) bool {
+	deadline := time.Now().Add(wait)
+	for browser.ProcessAlive(pid) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return true
+}
