@@ -1,8 +1,11 @@
 package pagedata
 
 import (
+	"encoding/json"
 	"strconv"
 	"testing"
+
+	"github.com/dtb-cli/dtb/internal/cdp"
 )
 
 // TestRecordApply: how the host's record turns Network events into requests:
@@ -11,24 +14,29 @@ import (
 // entries beyond RecordLimit.
 func TestRecordApply(t *testing.T) {
 	tr := &tabRecord{byID: map[string]*hostRequest{}}
-	send := func(id, url, method string, redirect *liveResponse) {
-		e := &recEvent{RequestID: id, Timestamp: 1, WallTime: 1700000000, Type: "Fetch", RedirectResponse: redirect}
-		e.Request.URL, e.Request.Method = url, method
-		e.Request.Headers = map[string]string{"Authorization": "Bearer x", "Accept": "*/*"}
-		tr.apply("Network.requestWillBeSent", e)
+	apply := func(method string, params map[string]any) {
+		raw, _ := json.Marshal(params)
+		tr.apply(cdp.Event{Method: method, Params: raw})
+	}
+	send := func(id, url, method string, redirect map[string]any) {
+		e := map[string]any{"requestId": id, "loaderId": "L", "documentURL": url, "timestamp": 1, "wallTime": 1700000000, "type": "Fetch",
+			"initiator": map[string]any{"type": "script"},
+			"request":   map[string]any{"url": url, "method": method, "headers": map[string]any{"Authorization": "Bearer x", "Accept": "*/*"}}}
+		if redirect != nil {
+			e["redirectResponse"] = redirect
+		}
+		apply("Network.requestWillBeSent", e)
+	}
+	response := func(status int, headers map[string]any, mime string) map[string]any {
+		return map[string]any{"url": "http://a/new", "status": status, "statusText": "", "headers": headers, "mimeType": mime}
 	}
 	send("1", "http://a/old", "POST", nil)
-	send("1", "http://a/new", "GET", &liveResponse{Status: 302})
-	resp := &recEvent{RequestID: "1", Type: "Fetch"}
-	resp.Response = &struct {
-		liveResponse
-		Headers  map[string]string `json:"headers"`
-		MimeType string            `json:"mimeType"`
-	}{liveResponse{Status: 200}, map[string]string{"Set-Cookie": "s=1", "X-A": "b"}, "text/plain"}
-	tr.apply("Network.responseReceived", resp)
-	tr.apply("Network.loadingFinished", &recEvent{RequestID: "1", Timestamp: 1.5, EncodedDataLength: 42})
+	send("1", "http://a/new", "GET", response(302, map[string]any{}, ""))
+	apply("Network.responseReceived", map[string]any{"requestId": "1", "loaderId": "L", "timestamp": 1.2, "type": "Fetch",
+		"response": response(200, map[string]any{"Set-Cookie": "s=1", "X-A": "b"}, "text/plain")})
+	apply("Network.loadingFinished", map[string]any{"requestId": "1", "timestamp": 1.5, "encodedDataLength": 42})
 	send("2", "http://a/fail", "GET", nil)
-	tr.apply("Network.loadingFailed", &recEvent{RequestID: "2", Timestamp: 2, ErrorText: "net::ERR_CONNECTION_REFUSED"})
+	apply("Network.loadingFailed", map[string]any{"requestId": "2", "timestamp": 2, "type": "Fetch", "errorText": "net::ERR_CONNECTION_REFUSED"})
 
 	reqs := tr.requests()
 	if len(reqs) != 2 {
