@@ -175,6 +175,7 @@ var reasonMeaning = map[string]string{
 	"navigation-pending":  "the tab waited for a navigation whose server never answered (the browser holds its commands meanwhile); dtb stopped that load and the tab answers again (`stopped: true`)",
 	"page-navigating":     "the page kept navigating while it was captured (`navigations`): it never holds still long enough for a screenshot",
 	"unauthorized":        "a remote browser service refused the credentials (HTTP 401 or 403 from discovery or the websocket handshake; `status`, `endpoint` with its token hidden): check --cdp-header or the token in --cdp",
+	"no-host":             "a command that needs the session host (dtb route, dtb unroute) did not go through it: DTB_HOST=off, --cdp, or the host was unavailable",
 	"no-history-entry":    "the tab has no history entry to go back or forward to",
 	"no-such-key":         "the storage area has no such key",
 	"no-such-cookie":      "no cookie of that name for the URL",

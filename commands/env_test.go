@@ -31,6 +31,8 @@ var argumentFlags = map[string]bool{
 	"reload": true, "hard": true, "body": true, "domain": true, "path": true, "expires": true, "http-only": true,
 	"secure": true, "same-site": true, "stdin": true, "steps": true, "landscape": true,
 	"background": true, "scale": true, "margin": true, "pages": true, "css-page-size": true,
+	// what a route answers
+	"status": true, "header": true, "delay": true, "abort": true, "list": true,
 }
 
 // drag's drop target: the locator flags again, with a to- prefix.

@@ -177,7 +177,7 @@ func viaHost(ctx context.Context, args []string, streams IO) (int, bool) {
 	}
 	cwd, _ := os.Getwd()
 	req := &host.Request{
-		Argv: args, Env: forwardedEnv(), Cwd: cwd,
+		Argv: absoluteAtFiles(args, cwd), Env: forwardedEnv(), Cwd: cwd,
 		OutTTY: output.IsTerminal(streams.Stdout), ErrTTY: output.IsTerminal(streams.Stderr),
 	}
 	client := &host.Client{Paths: paths, Build: buildID(), Start: start, Env: hostEnv()}
@@ -371,4 +371,28 @@ func hostStatus(session string) *host.Info {
 		return nil
 	}
 	return host.ReadInfo(paths)
+}
+
+// absoluteAtFiles makes a relative @FILE of --body (dtb route) absolute: the
+// host reads it from its own working directory, not the CLI's.
+func absoluteAtFiles(args []string, cwd string) []string {
+	out := append([]string(nil), args...)
+	for i := 2; i < len(out); i++ {
+		a := out[i]
+		switch {
+		case a == "--body" && i+1 < len(out):
+			out[i+1] = absoluteAt(out[i+1], cwd)
+			i++
+		case strings.HasPrefix(a, "--body="):
+			out[i] = "--body=" + absoluteAt(strings.TrimPrefix(a, "--body="), cwd)
+		}
+	}
+	return out
+}
+
+func absoluteAt(v, cwd string) string {
+	if f, ok := strings.CutPrefix(v, "@"); ok && f != "" && !filepath.IsAbs(f) && cwd != "" {
+		return "@" + filepath.Join(cwd, f)
+	}
+	return v
 }

@@ -2,6 +2,7 @@ package host
 
 import (
 	"encoding/json"
+	"github.com/dtb-cli/dtb/internal/pagedata"
 	"os"
 	"path/filepath"
 	"time"
@@ -39,6 +40,8 @@ type Info struct {
 	IdleLimit string    `json:"idleLimit"`
 	Build     string    `json:"build"`
 	Socket    string    `json:"socket"`
+	// Routes are the host's request routes (dtb route), newest first.
+	Routes []pagedata.Route `json:"routes,omitempty"`
 }
 
 // ReadInfo reads the host's info file; nil when there is none or its

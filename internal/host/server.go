@@ -78,7 +78,16 @@ func Serve(opts Options) error {
 	s := &server{opts: opts, paths: paths, ln: ln, pool: newPool(), lastUse: time.Now(), quit: make(chan struct{})}
 	cdp.Pool = s.pool
 	pagedata.Recording = pagedata.NewRecorder()
-	writeInfo(paths, Info{PID: os.Getpid(), Since: time.Now().UTC().Truncate(time.Second), IdleLimit: opts.Idle.String(), Build: opts.Build, Socket: paths.Socket})
+	info := Info{PID: os.Getpid(), Since: time.Now().UTC().Truncate(time.Second), IdleLimit: opts.Idle.String(), Build: opts.Build, Socket: paths.Socket}
+	writeInfo(paths, info)
+	var infoMu sync.Mutex
+	pagedata.Routing = &pagedata.Router{OnChange: func(routes []pagedata.Route) {
+		// dtb status (which attaches directly) shows the routes from here.
+		infoMu.Lock()
+		defer infoMu.Unlock()
+		info.Routes = routes
+		writeInfo(paths, info)
+	}}
 
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, os.Interrupt, syscall.SIGHUP)

@@ -84,6 +84,7 @@ var reasonExit = map[string]int{
 	"page-unresponsive":  ExitTimeout,
 	"navigation-pending": ExitTimeout,
 	"unauthorized":       ExitNotConnect,
+	"no-host":            ExitNotConnect,
 	"page-navigating":    ExitFailed,
 	// 5: not connected
 	"no-page-connected":    ExitNotConnect,

@@ -54,6 +54,9 @@ type Request struct {
 	// no-cors 404 is not logged either), so failed:false means "not known
 	// to fail". --reload or --watch record it live.
 	Hidden bool `json:"hidden,omitempty"`
+	// Routed says which route of the session host took the request and
+	// what it did ("**/api/*: fulfilled 200").
+	Routed string `json:"routed,omitempty"`
 	// Recorded by the session host (source "host"): the headers (cookie and
 	// authorization values redacted), the response's MIME type, what
 	// started the request (parser, script, preflight, other) and the URLs it

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
@@ -46,6 +47,8 @@ type tabRecord struct {
 	reqs  []*hostRequest // oldest first, at most RecordLimit
 	byID  map[string]*hostRequest
 	since time.Time
+	// routed: what a route did to a request, by Network request id.
+	routed map[string]string
 }
 
 // hostRequest is a request of a tab's record (a liveRequest's respond and
@@ -104,6 +107,10 @@ func (t *tabRecord) start(ctx context.Context, dial func(context.Context) (*cdp.
 		return false
 	}
 	t.conn = c
+	if Routing != nil {
+		// The routes hold from this tab's first request on.
+		t.intercept(ctx)
+	}
 	go t.collect(events)
 	return true
 }
@@ -173,6 +180,10 @@ func (r *Recorder) record(tabID string) *tabRecord {
 
 func (t *tabRecord) collect(events <-chan cdp.Event) {
 	for ev := range events {
+		if e, ok := cdp.Decode(fetch.RequestPaused, ev); ok {
+			go t.paused(&e) // a delay must not hold the record
+			continue
+		}
 		if !strings.HasPrefix(ev.Method, "Network.") {
 			continue
 		}
@@ -203,6 +214,7 @@ func (t *tabRecord) apply(ev cdp.Event) {
 		if e.Initiator != nil {
 			n.Initiator = string(e.Initiator.Type)
 		}
+		n.Routed = t.routed[n.ID]
 		n.Time = n.at.Format(timeLayout)
 		if r != nil {
 			t.drop(r)
