@@ -376,3 +376,70 @@ func TestHostNetworkRecord(t *testing.T) {
 		t.Fatalf("--body without the host: %s", r)
 	}
 }
+
+// Routes of the session host answer, fail and delay the page's requests in
+// every tab it uses, show in status and network, and go with unroute; without
+// the host routing fails no-host (issue 20.5).
+func TestHostRoutes(t *testing.T) {
+	browsertest.Need(t, browsertest.Find().Preferred(), "Chromium")
+	e := newCLI(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			w.Write([]byte("from the server"))
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<!doctype html><title>routes</title>`))
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		pid := browserPID(e)
+		e.Run(t, "browser", "stop")
+		browsertest.Kill(pid)
+	})
+	e.Run(t, "open", srv.URL).Exit(t, 0)
+	body := filepath.Join(t.TempDir(), "items.json")
+	os.WriteFile(body, []byte(`{"items":[1,2]}`), 0o600)
+	e.Run(t, "route", "*/api/items*", "--body", "@"+body, "--header", "Content-Type: application/json", "--status", "201").Exit(t, 0)
+	e.Run(t, "route", "*/api/down", "--abort", "ConnectionRefused").Exit(t, 0)
+	fetch := func(path string) string {
+		r := e.Run(t, "eval", `fetch("`+path+`").then(async r => r.status + " " + (r.headers.get("content-type") || "") + " " + await r.text(), e => "failed")`, "-r")
+		r.Exit(t, 0)
+		return strings.TrimSpace(r.Stdout)
+	}
+	if got := fetch("/api/items?page=2"); got != `201 application/json {"items":[1,2]}` {
+		t.Fatalf("routed fetch: %q", got)
+	}
+	if got := fetch("/api/down"); got != "failed" {
+		t.Fatalf("aborted fetch: %q", got)
+	}
+	if got := fetch("/api/other"); !strings.HasSuffix(got, " from the server") {
+		t.Fatalf("a request no route matches: %q", got)
+	}
+	e.Run(t, "route", "*/api/slow", "--delay", "200ms").Exit(t, 0)
+	if got := fetch("/api/slow"); !strings.HasSuffix(got, " from the server") {
+		t.Fatalf("a delayed request goes on to the server: %q", got)
+	}
+	// A new tab is routed too.
+	e.Run(t, "open", srv.URL+"/second").Exit(t, 0)
+	if got := fetch("/api/items"); !strings.HasPrefix(got, "201 ") {
+		t.Fatalf("routed fetch in a second tab: %q", got)
+	}
+	r := e.Run(t, "network", "--filter", "/api/items", "--jq", "[.requests[] | .routed] | unique | .[]", "-r")
+	r.Exit(t, 0)
+	if strings.TrimSpace(r.Stdout) != "*/api/items*: fulfilled 201" {
+		t.Fatalf("network's routed mark: %s", r)
+	}
+	r = e.Run(t, "status", "--jq", `.host.routes | map("\(.pattern)=\(.hits)") | join(",")`, "-r")
+	if got := strings.TrimSpace(r.Stdout); got != "*/api/slow=1,*/api/down=1,*/api/items*=2" {
+		t.Fatalf("status routes: %q (%s)", got, r)
+	}
+	e.Run(t, "unroute", "*/api/nothing").Fails(t, 3, "no-match")
+	e.Run(t, "unroute").Exit(t, 0)
+	if got := fetch("/api/items"); !strings.HasSuffix(got, " from the server") {
+		t.Fatalf("after unroute: %q", got)
+	}
+	e.RunWith(t, []string{"DTB_HOST=off"}, "", "route", "*", "--abort", "Failed").Fails(t, 5, "no-host")
+	e.Run(t, "route", "*", "--abort", "Bogus").Fails(t, 2, "usage")
+	e.Run(t, "route", "*").Fails(t, 2, "usage")
+}

@@ -169,15 +169,24 @@ func (rt *Router) match(url string) *Route {
 		return nil
 	}
 	rt.mu.Lock()
-	defer rt.mu.Unlock()
+	var hit *Route
 	for _, r := range rt.routes {
 		if globMatch(r.Pattern, url) {
 			r.Hits++
 			c := *r
-			return &c
+			hit = &c
+			break
 		}
 	}
-	return nil
+	var list []Route
+	if hit != nil {
+		list = rt.listLocked()
+	}
+	rt.mu.Unlock()
+	if hit != nil && rt.OnChange != nil {
+		rt.OnChange(list) // the hits show in dtb status
+	}
+	return hit
 }
 
 // patterns are the protocol's request patterns of the routes (nil: none).
