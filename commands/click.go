@@ -96,8 +96,9 @@ func mouseCommand(c *cli.Context, inv *invocation, click bool) (any, error) {
 			return nil, err
 		}
 	}
-	return withInteract(c, inv, func(ctx context.Context, _ *session.Session, pg *interact.Page) (any, error) {
+	return withInteract(c, inv, func(ctx context.Context, sess *session.Session, pg *interact.Page) (any, error) {
 		if click {
+			o.DownloadDir = sess.DownloadDir()
 			return pg.Click(ctx, loc, o)
 		}
 		return pg.Hover(ctx, loc, o)

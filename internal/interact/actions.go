@@ -115,6 +115,9 @@ type ClickOptions struct {
 	// chooser: the file-chooser interception of an Upload that clicks; nil
 	// for a plain click, which intercepts (and reports) on its own.
 	chooser *chooserWatch
+	// DownloadDir, when set, is where a download the click starts is saved
+	// (and reported as "download"); "" leaves downloads to the browser.
+	DownloadDir string
 }
 
 var buttons = map[string]struct {
@@ -184,6 +187,10 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 			return nil, err
 		}
 	}
+	var dw *downloadWatch
+	if kind == "click" && o.DownloadDir != "" {
+		dw = p.watchDownloads(ctx, o.DownloadDir)
+	}
 	res.set("point", []int{round(pt.X), round(pt.Y)})
 	res.set("input", string(o.Mode))
 	if o.Mode != InputDOM {
@@ -212,8 +219,23 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 		}
 	}
 	res.After = w.settle(ctx, o.Settle, start)
+	if dw != nil {
+		// Only a navigation that never committed can still turn into a
+		// download: other clicks pay nothing.
+		grace := time.Duration(0)
+		if res.After != nil && res.After.Navigated && !res.After.Committed {
+			grace = downloadGrace
+		}
+		if d := dw.collect(ctx, grace); d != nil {
+			res.set("download", d)
+		}
+	}
 	return res, nil
 }
+
+// downloadGrace is how long after its settle a click may still start a
+// download: the response that turns a link's navigation into one.
+const downloadGrace = 150 * time.Millisecond
 
 // dialogCut ends an action whose input opened a dialog that was left open
 // (the policy of the command's dialog watch): the input reached the page and

@@ -88,6 +88,20 @@ func (s *Session) UploadDir() string {
 	return filepath.Join(filepath.Dir(filepath.Dir(s.st.path)), "uploads", s.cfg.Session)
 }
 
+// DownloadDir is where downloads of the session's actions are saved
+// (<cache>/downloads/<session>), or "" for a browser dtb attached to: the
+// user's browser keeps its own download settings.
+func (s *Session) DownloadDir() string {
+	if b := s.state.Browser; b == nil || b.Attached {
+		return ""
+	}
+	base, err := CacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(base, "downloads", s.cfg.Session)
+}
+
 // State is the state as last read or written by this process. Treat it as read
 // only; change it through Update.
 func (s *Session) State() *State { return s.state }
