@@ -84,7 +84,10 @@ var mcpInfos = map[string]mcpInfo{
 
 // mcpHidden are the commands that are no tools: the server itself, the long-running
 // relay server and shell set-up.
-var mcpHidden = map[string]bool{"mcp": true, "relay": true, "completion": true, "help": true}
+var mcpHidden = map[string]bool{"mcp": true, "relay": true, "completion": true, "help": true,
+	// Routes live in the session host, which an MCP server (its own engine)
+	// does not go through.
+	"route": true, "unroute": true}
 
 // mcpServerOwned are the flags the host fixes when it starts dtb mcp (flags
 // of the server, or its environment), never a model: which program runs as
