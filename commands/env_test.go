@@ -32,7 +32,7 @@ var argumentFlags = map[string]bool{
 	"secure": true, "same-site": true, "stdin": true, "steps": true, "landscape": true,
 	"background": true, "scale": true, "margin": true, "pages": true, "css-page-size": true,
 	// what a route answers
-	"status": true, "header": true, "delay": true, "abort": true, "list": true,
+	"status": true, "header": true, "delay": true, "abort": true, "list": true, "har": true,
 }
 
 // drag's drop target: the locator flags again, with a to- prefix.

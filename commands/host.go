@@ -373,8 +373,9 @@ func hostStatus(session string) *host.Info {
 	return host.ReadInfo(paths)
 }
 
-// absoluteAtFiles makes a relative @FILE of --body (dtb route) absolute: the
-// host reads it from its own working directory, not the CLI's.
+// absoluteAtFiles makes a relative @FILE of --body (dtb route) and a
+// relative --har FILE (dtb network) absolute: the host reads and writes
+// from its own working directory, not the CLI's.
 func absoluteAtFiles(args []string, cwd string) []string {
 	out := append([]string(nil), args...)
 	for i := 2; i < len(out); i++ {
@@ -385,14 +386,26 @@ func absoluteAtFiles(args []string, cwd string) []string {
 			i++
 		case strings.HasPrefix(a, "--body="):
 			out[i] = "--body=" + absoluteAt(strings.TrimPrefix(a, "--body="), cwd)
+		case a == "--har" && i+1 < len(out):
+			out[i+1] = absolutePath(out[i+1], cwd)
+			i++
+		case strings.HasPrefix(a, "--har="):
+			out[i] = "--har=" + absolutePath(strings.TrimPrefix(a, "--har="), cwd)
 		}
 	}
 	return out
 }
 
 func absoluteAt(v, cwd string) string {
-	if f, ok := strings.CutPrefix(v, "@"); ok && f != "" && !filepath.IsAbs(f) && cwd != "" {
-		return "@" + filepath.Join(cwd, f)
+	if f, ok := strings.CutPrefix(v, "@"); ok {
+		return "@" + absolutePath(f, cwd)
 	}
 	return v
+}
+
+func absolutePath(p, cwd string) string {
+	if p != "" && !filepath.IsAbs(p) && cwd != "" {
+		return filepath.Join(cwd, p)
+	}
+	return p
 }

@@ -363,6 +363,41 @@ func TestHostNetworkRecord(t *testing.T) {
 	if r := e.Run(t, "network", "--body", "no-such-id"); r.Code != 3 || !strings.Contains(r.Stderr, "no-such-request") {
 		t.Fatalf("--body of an unknown id: %s", r)
 	}
+	// --har writes HAR 1.2, a relative path in the CLI's folder.
+	harDir := t.TempDir()
+	e.Dir = harDir
+	r = e.Run(t, "network", "--filter", "/api/save", "--har", "save.har", "--jq", ".har.entries")
+	e.Dir = ""
+	r.Exit(t, 0)
+	var har struct {
+		Log struct {
+			Version string
+			Entries []struct {
+				Request struct {
+					Method  string
+					URL     string
+					Headers []struct{ Name, Value string }
+				}
+				Response struct{ Status int }
+			}
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(harDir, "save.har"))
+	if err != nil {
+		t.Fatalf("--har: %v (%s)", err, r)
+	}
+	if json.Unmarshal(b, &har) != nil || har.Log.Version != "1.2" || len(har.Log.Entries) != 1 {
+		t.Fatalf("HAR: %s", b)
+	}
+	he := har.Log.Entries[0]
+	if he.Request.Method != "POST" || he.Response.Status != 201 || !strings.HasSuffix(he.Request.URL, "/api/save") {
+		t.Fatalf("HAR entry: %+v", he)
+	}
+	for _, h := range he.Request.Headers {
+		if strings.EqualFold(h.Name, "authorization") && h.Value != "(redacted)" {
+			t.Fatalf("HAR leaks a secret header: %v", h)
+		}
+	}
 
 	off := []string{"DTB_HOST=off"}
 	r = e.RunWith(t, off, "", "network", "--filter", "/api/save")

@@ -37,7 +37,8 @@ current document loaded before it (resource timing), each recorded one with an "
 method, status, type, requestHeaders and responseHeaders (cookie and
 authorization values redacted), mimeType, initiator, redirects, sizes and timing.
 --body ID prints that request's response body (text, or base64 when binary;
-at most 4 MiB, "truncated" beyond).
+at most 4 MiB, "truncated" beyond). --har FILE also writes the list as HAR 1.2
+(mode 0600; headers as listed, secrets redacted), for a HAR viewer or a diff.
 
 --failed lists only 4xx, 5xx and network errors; --filter keeps URLs containing
 PATTERN (or matching /REGEXP/); --fail-on-failed fails network-failures (exit 1,
@@ -60,6 +61,7 @@ Examples:
 			&cli.BoolFlag{Name: "reload", Usage: "reload the tab and record what it loads (the tab must be dtb's)"},
 			&cli.BoolFlag{Name: "hard", Usage: "with --reload, bypass the cache"},
 			&cli.StringFlag{Name: "body", Usage: "print the response body of the recorded request `ID` (session host only)"},
+			&cli.StringFlag{Name: "har", Usage: "also write the list as HAR 1.2 to `FILE` (mode 0600)"},
 		),
 		Action: action(noArgs(func(c *cli.Context, inv *invocation) (any, error) {
 			o := pagedata.NetworkOptions{Failed: c.Bool("failed"), Filter: c.String("filter"), Wait: c.Duration("watch"), Reload: c.Bool("reload"), Hard: c.Bool("hard")}
@@ -80,13 +82,24 @@ Examples:
 					return pagedata.ReadBody(ctx, p, id)
 				})
 			}
-			return withPage(c, inv, func(ctx context.Context, _ *session.Session, p *cdp.Page) (any, error) {
+			return withPage(c, inv, func(ctx context.Context, sess *session.Session, p *cdp.Page) (any, error) {
 				if o.Reload && !p.Owned {
 					return nil, cdp.NotOwned(p)
 				}
 				res, err := pagedata.ReadNetwork(ctx, p, o)
 				if err != nil {
 					return nil, err
+				}
+				if c.IsSet("har") {
+					data, err := pagedata.HAR(res.Requests, versionString())
+					if err != nil {
+						return nil, output.Wrap("io-error", err, "encoding the HAR")
+					}
+					path, err := session.WriteHAR(data, c.String("har"), sess.Name())
+					if err != nil {
+						return nil, err
+					}
+					res.HAR = &pagedata.HARFile{Path: path, Entries: len(res.Requests)}
 				}
 				if c.Bool("fail-on-failed") {
 					if err := res.FailOnFailed(); err != nil {

@@ -100,6 +100,8 @@ type NetworkResult struct {
 	// kept since the host first used it (every document, up to RecordLimit
 	// requests), not the current document's resource timing.
 	RecordedSince string `json:"recordedSince,omitempty"`
+	// HAR: the list was also written as HAR 1.2 (--har FILE).
+	HAR *HARFile `json:"har,omitempty"`
 }
 
 var (

@@ -82,3 +82,9 @@ var writeData = func(f *os.File, data []byte) error {
 func WritePDF(doc *cdp.PDF, path, session string) (string, error) {
 	return writePrivate(doc.Data, path, session, "pdf", ".pdf", "PDF")
 }
+
+// WriteHAR writes a HAR document with mode 0600 to path, or, when path is
+// empty, to a new file under CacheDir()/har/. It returns the path.
+func WriteHAR(data []byte, path, session string) (string, error) {
+	return writePrivate(data, path, session, "har", ".har", "HAR file")
+}
