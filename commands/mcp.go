@@ -22,7 +22,7 @@ func init() {
 		Name:     "mcp",
 		Category: catSetup,
 		Usage:    "serve dtb's commands as Model Context Protocol tools over stdio, for agent hosts",
-		UsageText: `dtb mcp [--session NAME] [--allow TOOL,…] [--deny TOOL,…] [--timeout D] [browser flags]
+		UsageText: `dtb mcp [--session NAME] [--tools all|core] [--allow TOOL,…] [--deny TOOL,…] [--timeout D] [browser flags]
         [--allow-file-urls] [--output-dir DIR] [--upload-root DIR] [--keep-browser]
 
 An MCP server on stdin/stdout. Each dtb command is a tool of the same name
@@ -56,6 +56,7 @@ func mcpFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "session", Usage: "the dtb session `NAME` the tools act in (default: mcp-PID, this server's own)", EnvVars: []string{"DTB_MCP_SESSION"}},
 		&cli.StringSliceFlag{Name: "allow", Usage: "offer only the tools `TOOL,…`", EnvVars: []string{"DTB_MCP_ALLOW"}},
+		&cli.StringFlag{Name: "tools", Value: "all", Usage: "`PROFILE`: all, or core (open, inspect, click, type, press, select, screenshot, extract, state, run) for hosts that want fewer", EnvVars: []string{"DTB_MCP_TOOLS"}},
 		&cli.StringSliceFlag{Name: "deny", Usage: "never offer the tools `TOOL,…` (e.g. eval,upload,run)", EnvVars: []string{"DTB_MCP_DENY"}},
 		&cli.DurationFlag{Name: "timeout", Value: 5 * time.Second, Usage: "how long element lookups wait by default (a call's timeout wins)", EnvVars: []string{"DTB_MCP_TIMEOUT"}},
 		&cli.BoolFlag{Name: "allow-file-urls", Usage: "let tools open file:, chrome: and other local URLs (they can read local files)", EnvVars: []string{"DTB_MCP_ALLOW_FILE_URLS"}},
@@ -141,7 +142,18 @@ func runMCP(c *cli.Context, inv *invocation) (any, error) {
 		}
 		opts.UploadRoot = wd
 	}
-	tools, err := mcpserver.Selected(mcpTools(c.App.Commands, c.Duration("timeout")), splitList(c.StringSlice("allow")), splitList(c.StringSlice("deny")))
+	allow := splitList(c.StringSlice("allow"))
+	switch profile := c.String("tools"); profile {
+	case "", "all":
+	case "core":
+		if len(allow) > 0 {
+			return nil, output.Usage("--tools core and --allow both choose the tools; give one")
+		}
+		allow = mcpCoreTools
+	default:
+		return nil, output.Usage("--tools is all or core, not %q", profile)
+	}
+	tools, err := mcpserver.Selected(mcpTools(c.App.Commands, c.Duration("timeout")), allow, splitList(c.StringSlice("deny")))
 	if err != nil {
 		return nil, err
 	}

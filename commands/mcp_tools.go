@@ -82,6 +82,10 @@ var mcpInfos = map[string]mcpInfo{
 	"version":        {"Version", "dtb's version.", nil, "ri", false},
 }
 
+// mcpCoreTools are the tools of --tools core: a page's whole loop (open,
+// look, act, read) and the app's toolbar, for hosts that want few tools.
+var mcpCoreTools = []string{"open", "inspect", "click", "type", "press", "select", "screenshot", "extract", "state", "run"}
+
 // mcpHidden are the commands that are no tools: the server itself, the long-running
 // relay server and shell set-up.
 var mcpHidden = map[string]bool{"mcp": true, "relay": true, "completion": true, "help": true,

@@ -144,3 +144,39 @@ func TestMCPAnswersBeforeEOF(t *testing.T) {
 		}
 	}
 }
+
+// --tools core offers the ten tools of a page's loop and the toolbar, in a
+// tools/list of a few KB (issue 21.3).
+func TestMCPCoreProfile(t *testing.T) {
+	cmd := exec.Command(cli.Bin, "mcp", "--tools", "core")
+	cmd.Env = cli.Environ()
+	cmd.Stdin = strings.NewReader(strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+	}, "\n") + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("dtb mcp --tools core: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var m struct {
+			ID     float64 `json:"id"`
+			Result struct {
+				Tools []struct{ Name string } `json:"tools"`
+			} `json:"result"`
+		}
+		if json.Unmarshal([]byte(line), &m) != nil || m.ID != 2 {
+			continue
+		}
+		var names []string
+		for _, tl := range m.Result.Tools {
+			names = append(names, tl.Name)
+		}
+		if strings.Join(names, ",") != "click,extract,inspect,open,press,run,screenshot,select,state,type" || len(line) > 12<<10 {
+			t.Fatalf("core tools: %v, %d bytes", names, len(line))
+		}
+		return
+	}
+	t.Fatalf("no tools/list answer:\n%s", out)
+}
