@@ -79,7 +79,12 @@ var hostSkips = map[string]bool{"browser": true, "status": true, "upload": true}
 // hostRoute says whether args go through the session host and, if so, of
 // which session.
 func hostRoute(args []string, getenv func(string) string) (session string, ok bool) {
-	if len(args) < 2 || strings.EqualFold(getenv(hostEnvVar), "off") || getenv("DTB_CDP") != "" || getenv("DTB_AUTO_CONNECT") != "" {
+	// A browser named with --cdp is the user's (or a remote service's): its
+	// commands attach directly unless DTB_HOST=always asks the host to hold
+	// that connection too (a remote browser then costs one round trip per
+	// command instead of its handshakes).
+	always := strings.EqualFold(getenv(hostEnvVar), "always")
+	if len(args) < 2 || strings.EqualFold(getenv(hostEnvVar), "off") || (getenv("DTB_CDP") != "" && !always) || getenv("DTB_AUTO_CONNECT") != "" {
 		return "", false
 	}
 	name := args[1]
@@ -113,8 +118,12 @@ func hostRoute(args []string, getenv func(string) string) (session string, ok bo
 			val = args[i+1]
 		}
 		switch flagName {
-		case "h", "help", "stdin", "cdp", "auto-connect":
+		case "h", "help", "stdin", "auto-connect":
 			return "", false
+		case "cdp":
+			if !always {
+				return "", false
+			}
 		case "session":
 			session = val
 		case "out", "o", "file", "f", "chrome":

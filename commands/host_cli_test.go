@@ -478,3 +478,30 @@ func TestHostRoutes(t *testing.T) {
 	e.Run(t, "route", "*", "--abort", "Bogus").Fails(t, 2, "usage")
 	e.Run(t, "route", "*").Fails(t, 2, "usage")
 }
+
+// A --cdp browser is attached to directly unless DTB_HOST=always: then the
+// host holds that connection too (a remote browser costs a round trip per
+// command, not its handshakes; issue 24.4), and browser stop ends that host.
+func TestHostAlwaysForCDP(t *testing.T) {
+	e, url := hostCLI(t)
+	e.Run(t, "browser", "launch").Exit(t, 0)
+	r := e.Run(t, "status", "--jq", ".browser.endpoint", "-r")
+	r.Exit(t, 0)
+	ep := strings.TrimSpace(r.Stdout)
+	remote := []string{"--cdp", ep, "--session", "remote"}
+	e.Run(t, append([]string{"open", url}, remote...)...).Exit(t, 0)
+	if pids := hostProcs(t, e); len(pids) != 0 {
+		t.Fatalf("a --cdp command started a host: %v", pids)
+	}
+	always := []string{"DTB_HOST=always"}
+	r = e.RunWith(t, always, "", append([]string{"eval", "document.title"}, remote...)...)
+	r.Exit(t, 0)
+	noWarnings(t, r)
+	host := oneHost(t, e)
+	r = e.Run(t, append([]string{"status", "--jq", ".host.pid"}, remote...)...)
+	if strings.TrimSpace(r.Stdout) != strconv.Itoa(host) {
+		t.Fatalf("status of the remote session names host %q, want %d", r.Stdout, host)
+	}
+	e.RunWith(t, always, "", append([]string{"browser", "stop"}, remote...)...).Exit(t, 0)
+	waitGone(t, host, 5*time.Second)
+}
