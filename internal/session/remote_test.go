@@ -1,77 +1,19 @@
 package session
 
 import (
-	"encoding/pem"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/dtb-cli/dtb/internal/browser"
+	"github.com/dtb-cli/dtb/internal/browsertest"
 	"github.com/dtb-cli/dtb/internal/cdp"
 )
 
-// serviceStandIn is a browser service in front of the shared browser: it
-// forwards a request (discovery, tab list, new and closed tabs, websockets)
-// only when it carries the token, in an Authorization header or as ?token=,
-// and answers 401 otherwise, recording what it refused.
-type serviceStandIn struct {
-	*httptest.Server
-	mu      sync.Mutex
-	refused []string
-	// noDiscovery: /json/* answers 404, as on a service with websockets only.
-	noDiscovery atomic.Bool
-}
-
-func newServiceStandIn(t *testing.T) *serviceStandIn { return newStandIn(t, false) }
-
-func newStandIn(t *testing.T, overTLS bool) *serviceStandIn {
-	t.Helper()
-	target, _ := url.Parse(shared.Endpoint)
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	s := &serviceStandIn{}
-	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		ok := r.Header.Get("Authorization") == "Bearer s3cret" || q.Get("token") == "s3cret"
-		if !ok {
-			s.mu.Lock()
-			s.refused = append(s.refused, r.Method+" "+r.URL.Path)
-			s.mu.Unlock()
-			http.Error(w, "401 Unauthorized", http.StatusUnauthorized)
-			return
-		}
-		if s.noDiscovery.Load() && strings.HasPrefix(r.URL.Path, "/json") {
-			http.NotFound(w, r)
-			return
-		}
-		// The browser behind it knows no token.
-		q.Del("token")
-		r.URL.RawQuery = strings.ReplaceAll(q.Encode(), "=&", "&")
-		if strings.HasPrefix(r.URL.Path, "/json/new") {
-			r.URL.RawQuery = strings.TrimSuffix(r.URL.RawQuery, "=")
-		}
-		r.Header.Del("Authorization")
-		proxy.ServeHTTP(w, r)
-	}))
-	if overTLS {
-		s.StartTLS()
-	} else {
-		s.Start()
-	}
-	t.Cleanup(s.Close)
-	return s
-}
-
-func (s *serviceStandIn) refusedRequests() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.refused...)
+func newServiceStandIn(t *testing.T) *browsertest.Service {
+	return browsertest.NewService(t, shared.Endpoint, false)
 }
 
 // Through a service that demands its token on every request, every step of a
@@ -95,7 +37,7 @@ func TestRemoteServiceCredentials(t *testing.T) {
 			}
 			defer s.Close()
 			useTab(t, s)
-			if r := svc.refusedRequests(); len(r) != 0 {
+			if r := svc.Refused(); len(r) != 0 {
 				t.Fatalf("requests sent without the token: %v", r)
 			}
 		})
@@ -106,8 +48,8 @@ func TestRemoteServiceCredentials(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		svc.noDiscovery.Store(true)
-		defer svc.noDiscovery.Store(false)
+		svc.NoDiscovery.Store(true)
+		defer svc.NoDiscovery.Store(false)
 		ws := "ws://" + strings.TrimPrefix(svc.URL, "http://") + browser.PathOf(v.WebSocket) + "?token=s3cret"
 		s, err := Open(tctx(t), Config{StateDir: t.TempDir(), CDP: ws, ConnectTimeout: 5e9})
 		if err != nil {
@@ -115,7 +57,7 @@ func TestRemoteServiceCredentials(t *testing.T) {
 		}
 		defer s.Close()
 		useTab(t, s)
-		if r := svc.refusedRequests(); len(r) != 0 {
+		if r := svc.Refused(); len(r) != 0 {
 			t.Fatalf("requests sent without the token: %v", r)
 		}
 	})
@@ -136,9 +78,8 @@ func TestRemoteServiceCredentials(t *testing.T) {
 // it for discovery and every websocket (issue 24.3).
 func TestRemoteServiceTLS(t *testing.T) {
 	needBrowser(t)
-	svc := newStandIn(t, true)
-	ca := filepath.Join(t.TempDir(), "ca.pem")
-	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: svc.Certificate().Raw}), 0o600)
+	svc := browsertest.NewService(t, shared.Endpoint, true)
+	ca := svc.CAFile(t)
 	hdr := http.Header{"Authorization": {"Bearer s3cret"}}
 
 	s, err := Open(tctx(t), Config{StateDir: t.TempDir(), CDP: svc.URL, Headers: hdr, ConnectTimeout: 5e9})
