@@ -189,7 +189,9 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 	}
 	var dw *downloadWatch
 	if kind == "click" && o.DownloadDir != "" {
-		dw = p.watchDownloads(ctx, o.DownloadDir)
+		if dw = p.watchDownloads(ctx, o.DownloadDir); dw != nil {
+			defer dw.stop() // also when the click fails
+		}
 	}
 	res.set("point", []int{round(pt.X), round(pt.Y)})
 	res.set("input", string(o.Mode))

@@ -52,7 +52,8 @@ func (p *Page) watchDownloads(ctx context.Context, dir string) *downloadWatch {
 	w := &downloadWatch{dir: dir, began: map[string]*Download{}, state: map[string]string{}, paths: map[string]string{}, done: make(chan struct{}, 1)}
 	begin, stopBegin := cdp.On(p.tab, cdpbrowser.DownloadWillBegin)
 	progress, stopProgress := cdp.On(p.tab, cdpbrowser.DownloadProgress)
-	w.stop = func() { stopBegin(); stopProgress() }
+	var once sync.Once
+	w.stop = func() { once.Do(func() { stopBegin(); stopProgress() }) }
 	go func() {
 		for ev := range begin {
 			if e, ok := cdp.Decode(cdpbrowser.DownloadWillBegin, ev); ok {

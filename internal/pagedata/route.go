@@ -287,17 +287,18 @@ func (t *tabRecord) paused(e *fetch.EventRequestPaused) {
 	if e.Request != nil {
 		url = e.Request.URL
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	target := t.conn.Target("")
 	r := Routing.match(url)
+	if r != nil {
+		t.mark(string(e.NetworkID), r)
+		// The answer's own deadline starts after the delay.
+		time.Sleep(time.Duration(r.DelayMs) * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	if r == nil {
 		proto.Call(ctx, target, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: e.RequestID})
 		return
-	}
-	t.mark(string(e.NetworkID), r)
-	if r.DelayMs > 0 {
-		time.Sleep(time.Duration(r.DelayMs) * time.Millisecond)
 	}
 	switch {
 	case r.Abort != "":
