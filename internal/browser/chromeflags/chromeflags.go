@@ -5,8 +5,14 @@ package chromeflags
 
 // Base are the flags of every launch. Without the networking ones Chromium keeps
 // reaching for Google's hosts, which a CI machine without internet refuses.
+//
+// --test-type (as ChromeDriver passes it) keeps Chromium from showing its
+// "unsupported command-line flag: --no-sandbox" bar in the first tabs: the
+// bar comes and goes at startup, so a window measured with it got 56 px too
+// much frame and later tabs a viewport that much too tall.
 var Base = []string{
 	"--no-sandbox",
+	"--test-type",
 	"--disable-gpu",
 	"--disable-quic",
 	"--no-first-run",
