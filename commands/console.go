@@ -24,7 +24,9 @@ column, time and, for exceptions, stack. Chrome keeps the page's console calls
 and uncaught exceptions (and its own log entries, such as failed loads) and
 hands them to every new connection, so messages logged before this command ran
 are listed: see docs/ci.md for what it keeps. "counts" counts every level before
---level and --since; "count" is the number listed.
+--level and --since; "count" is the number listed. Through the session host
+(dtb's normal mode) a tab is recorded from the first command that used it, across
+documents (up to 5,000 messages): the list is that record, with "recordedSince".
 
 --fail-on L fails console-errors (exit 1, nothing on stdout) when a listed message
 is at level L or above: a CI gate. --watch keeps listening for new messages that

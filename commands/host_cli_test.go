@@ -505,3 +505,40 @@ func TestHostAlwaysForCDP(t *testing.T) {
 	e.RunWith(t, always, "", append([]string{"browser", "stop"}, remote...)...).Exit(t, 0)
 	waitGone(t, host, 5*time.Second)
 }
+
+// The host records a tab's console from its first use on, across documents:
+// what the first page logged is still listed after a navigation; a direct
+// attach sees the current document's only (issue 20.3).
+func TestHostConsoleRecord(t *testing.T) {
+	browsertest.Need(t, browsertest.Find().Preferred(), "Chromium")
+	e := newCLI(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<!doctype html><title>c</title><script>console.warn("logged by ` + r.URL.Path + `")</script>`))
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		pid := browserPID(e)
+		e.Run(t, "browser", "stop")
+		browsertest.Kill(pid)
+	})
+	e.Run(t, "open", srv.URL+"/first").Exit(t, 0)
+	e.Run(t, "open", srv.URL+"/second", "--current").Exit(t, 0)
+	texts := func(env ...string) string {
+		t.Helper()
+		r := e.RunWith(t, env, "", "console", "--jq", `([.messages[].text] | join(",")) + " " + (.recordedSince != null | tostring)`, "-r")
+		r.Exit(t, 0)
+		return strings.TrimSpace(r.Stdout)
+	}
+	if got := texts(); got != "logged by /first,logged by /second true" {
+		t.Fatalf("the host's console record: %q", got)
+	}
+	if got := texts("DTB_HOST=off"); got != "logged by /second false" {
+		t.Fatalf("a direct attach's console: %q", got)
+	}
+	r := e.Run(t, "console", "--clear", "--jq", ".count")
+	r.Exit(t, 0)
+	if got := texts(); got != "true" {
+		t.Fatalf("after --clear: %q", got)
+	}
+}

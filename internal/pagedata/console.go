@@ -88,6 +88,9 @@ type ConsoleResult struct {
 	Counts   map[string]int   `json:"counts"` // per level, before --level and --since
 	Messages []ConsoleMessage `json:"messages"`
 	Cleared  bool             `json:"cleared,omitempty"`
+	// RecordedSince: the list is the session host's record of the tab,
+	// kept since the host first used it, across documents.
+	RecordedSince string `json:"recordedSince,omitempty"`
 }
 
 // replayIdle is how long the reader waits for the next replayed message once
@@ -99,10 +102,17 @@ const replayIdle = 40 * time.Millisecond
 // (V8 replays its stored console calls and exceptions when the Runtime domain
 // is enabled on a new session, Blink its log entries when the Log domain is),
 // then, with o.Wait, the new ones for that long.
+//
+// Through the session host a tab it has used has a record of its own (every
+// document since the host's first use, ConsoleLimit messages): that record
+// is the list, "recordedSince" says from when.
 func ReadConsole(ctx context.Context, p *cdp.Page, o ConsoleOptions) (*ConsoleResult, error) {
 	var since time.Time
 	if o.Since > 0 {
 		since = time.Now().Add(-o.Since)
+	}
+	if _, _, ok := Recording.consoleRecord(p.ID); ok {
+		return readConsoleRecord(ctx, p, o, since)
 	}
 	if o.MaxBytes > 0 {
 		// An event wraps a message in at most a few KiB of envelope.
@@ -145,6 +155,36 @@ replay:
 	if size := p.DroppedEvent(); size > 0 && o.MaxBytes > 0 {
 		return nil, output.TooLarge(size, o.MaxBytes)
 	}
+	return consoleResult(ctx, p, o, since, c.messages())
+}
+
+// readConsoleRecord is ReadConsole from the session host's record of the
+// tab: after o.Wait, what the record holds.
+func readConsoleRecord(ctx context.Context, p *cdp.Page, o ConsoleOptions, since time.Time) (*ConsoleResult, error) {
+	if o.Wait > 0 {
+		select {
+		case <-time.After(o.Wait):
+		case <-ctx.Done():
+			return nil, output.Wrap("timeout", ctx.Err(), "reading the console")
+		}
+	}
+	msgs, from, ok := Recording.consoleRecord(p.ID)
+	if !ok {
+		return nil, output.Errorf("torn-down", "the tab went away while reading its console").With("tab", p.ID)
+	}
+	if o.Clear {
+		Recording.clearConsole(p.ID)
+	}
+	res, err := consoleResult(ctx, p, o, since, msgs)
+	if res != nil {
+		res.RecordedSince = from.UTC().Format(timeLayout)
+	}
+	return res, err
+}
+
+// consoleResult is the result of msgs: filtered by level and since, counted
+// per level, the tab's URL; with o.Clear the browser's buffers emptied.
+func consoleResult(ctx context.Context, p *cdp.Page, o ConsoleOptions, since time.Time, msgs []ConsoleMessage) (*ConsoleResult, error) {
 	res := &ConsoleResult{Tab: cdp.TabRef{ID: p.ID, Alias: p.Alias}, Counts: map[string]int{}, Messages: []ConsoleMessage{}}
 	if raw, err := p.Evaluate(ctx, "location.href", false); err == nil {
 		json.Unmarshal(raw, &res.URL)
@@ -157,7 +197,6 @@ replay:
 		}
 		res.Cleared = true
 	}
-	msgs := c.messages()
 	min := levelRank(o.Level)
 	for _, m := range msgs {
 		res.Counts[m.Level]++
@@ -333,6 +372,20 @@ var logEntryAdded = proto.Event[struct {
 func (c *collector) push(m ConsoleMessage) {
 	m.Time = m.at.Format(timeLayout)
 	c.list = append(c.list, m)
+}
+
+// bound drops the oldest messages beyond max.
+func (c *collector) bound(max int) {
+	if len(c.list) <= max {
+		return
+	}
+	c.list = append([]ConsoleMessage(nil), c.list[len(c.list)-max:]...)
+	c.byException = map[int]int{}
+	for i, m := range c.list {
+		if m.Source == "exception" {
+			c.byException[m.exceptionID] = i
+		}
+	}
 }
 
 // messages are the collected messages in time order, revoked rejections left out.

@@ -3,6 +3,7 @@ package pagedata
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -12,7 +13,9 @@ import (
 
 	proto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
@@ -24,6 +27,9 @@ var Recording *Recorder
 
 // RecordLimit is how many requests a tab's record keeps (the oldest go first).
 const RecordLimit = 5000
+
+// ConsoleLimit is how many console messages a tab's record keeps.
+const ConsoleLimit = 5000
 
 // BodyLimit caps a body `dtb network --body` prints.
 const BodyLimit = 4 << 20
@@ -49,6 +55,9 @@ type tabRecord struct {
 	since time.Time
 	// routed: what a route did to a request, by Network request id.
 	routed map[string]string
+	// console: the tab's console messages and exceptions from the host's
+	// first use on, across documents (at most ConsoleLimit).
+	console *collector
 }
 
 // hostRequest is a request of a tab's record (a liveRequest's respond and
@@ -107,6 +116,16 @@ func (t *tabRecord) start(ctx context.Context, dial func(context.Context) (*cdp.
 		return false
 	}
 	t.conn = c
+	// What the record keeps is bounded: a message over 16 MiB (a page that
+	// logs a huge string) is read through and dropped, never held.
+	c.LimitMessages(16 << 20)
+	// The console too: enabling replays what the current document logged
+	// before, and every later document's messages follow.
+	t.mu.Lock()
+	t.console = &collector{byException: map[int]int{}}
+	t.mu.Unlock()
+	proto.Call(ctx, c.Target(""), log.Enable, proto.Empty{})
+	proto.Call(ctx, c.Target(""), runtime.Enable, proto.Empty{})
 	if Routing != nil {
 		// The routes hold from this tab's first request on.
 		t.intercept(ctx)
@@ -182,6 +201,15 @@ func (t *tabRecord) collect(events <-chan cdp.Event) {
 	for ev := range events {
 		if e, ok := cdp.Decode(fetch.RequestPaused, ev); ok {
 			go t.paused(&e) // a delay must not hold the record
+			continue
+		}
+		if strings.HasPrefix(ev.Method, "Runtime.") || strings.HasPrefix(ev.Method, "Log.") {
+			t.mu.Lock()
+			if t.console != nil {
+				t.console.add(ev)
+				t.console.bound(ConsoleLimit)
+			}
+			t.mu.Unlock()
 			continue
 		}
 		if !strings.HasPrefix(ev.Method, "Network.") {
@@ -347,6 +375,10 @@ func ReadBody(ctx context.Context, p *cdp.Page, id string) (*Body, error) {
 		return nil, output.Errorf("no-such-request", "no request %s in the tab's record (ids are in dtb network's list)", id).With("tab", p.ID).With("id", id)
 	}
 	res, err := proto.Call(ctx, t.conn.Target(""), getResponseBody, network.GetResponseBodyParams{RequestID: network.RequestID(id)})
+	var tl *cdp.TooLargeError
+	if errors.As(err, &tl) {
+		return nil, output.TooLarge(tl.Size, 16<<20).With("id", id)
+	}
 	if err != nil {
 		return nil, output.Wrap("no-such-request", err, "the browser has no body for request "+id+" (none yet, a redirect, or evicted)").With("id", id).With("url", req.URL)
 	}
@@ -373,4 +405,28 @@ func ReadBody(ctx context.Context, p *cdp.Page, id string) (*Body, error) {
 		b.Base64, b.Body = true, base64.StdEncoding.EncodeToString(raw)
 	}
 	return b, nil
+}
+
+// consoleRecord is the tab's recorded console messages and when the record
+// began; ok is false when the host does not record the tab.
+func (r *Recorder) consoleRecord(tabID string) (msgs []ConsoleMessage, since time.Time, ok bool) {
+	t := r.record(tabID)
+	if t == nil {
+		return nil, time.Time{}, false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.console == nil {
+		return nil, time.Time{}, false
+	}
+	return t.console.messages(), t.since, true
+}
+
+// clearConsole empties the tab's recorded console messages.
+func (r *Recorder) clearConsole(tabID string) {
+	if t := r.record(tabID); t != nil {
+		t.mu.Lock()
+		t.console = &collector{byException: map[int]int{}}
+		t.mu.Unlock()
+	}
 }
