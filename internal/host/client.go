@@ -19,6 +19,10 @@ import (
 // command before it attaches directly instead.
 const AnswerWait = 100 * time.Millisecond
 
+// WithdrawWait is how long a CLI that gave up waiting waits for the host to
+// confirm it will not run the command (or to say it already started it).
+const WithdrawWait = 500 * time.Millisecond
+
 // startWait bounds the start of a new host (a fresh process, up to its
 // socket answering).
 const startWait = 3 * time.Second
@@ -172,7 +176,17 @@ func (c *Client) exchange(ctx context.Context, conn *net.UnixConn, req *Request,
 	}
 	typ, body, err := readFrame(conn)
 	if err != nil {
-		return 0, &Unavailable{Why: "no answer: " + err.Error(), Err: err}
+		// No answer in time. The host may still be about to start the
+		// command: it must not run here and in the host both, so the CLI
+		// withdraws the request and falls back only once the host says it
+		// will not run it (or does not answer at all: it is hung).
+		conn.SetDeadline(time.Now().Add(WithdrawWait))
+		if writeFrame(conn, frameWithdraw, nil) != nil {
+			return 0, &Unavailable{Why: "no answer: " + err.Error(), Err: err}
+		}
+		if typ, body, err = readFrame(conn); err != nil || typ == frameWithdrawn {
+			return 0, &Unavailable{Why: "no answer in time", Err: err}
+		}
 	}
 	switch typ {
 	case frameStarted:

@@ -30,6 +30,11 @@ const (
 	frameStderr   = 'E'
 	frameExit     = 'X'
 	frameMismatch = 'V'
+	// frameWithdraw: the CLI gave up waiting for 'S' and will attach
+	// directly unless the host has started; frameWithdrawn: the host has
+	// not, and will not, run the request.
+	frameWithdraw  = 'W'
+	frameWithdrawn = 'N'
 )
 
 const maxFrame = 64 << 20

@@ -120,6 +120,10 @@ func Serve(opts Options) error {
 	return nil
 }
 
+// beforeStart, when set (tests only), runs just before the host decides to
+// start a request: a host slower than the CLI's patience.
+var beforeStart func()
+
 func (s *server) stop() { s.quitOnce.Do(func() { close(s.quit) }) }
 
 func (s *server) acceptLoop() {
@@ -238,25 +242,45 @@ func (s *server) handle(c *net.UnixConn) {
 	}()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	// A cancel frame or the CLI going away interrupts the command.
-	go func() {
-		for {
-			t, _, err := readFrame(c)
-			if err != nil || t == frameCancel {
-				cancel()
-				return
-			}
-		}
-	}()
 	var wmu sync.Mutex
 	send := func(t byte, b []byte) error {
 		wmu.Lock()
 		defer wmu.Unlock()
 		return writeFrame(c, t, b)
 	}
-	if send(frameStarted, nil) != nil {
+	// Started or withdrawn, never both: a CLI that gave up waiting withdraws
+	// the request and attaches directly only once told it will not run here.
+	var state sync.Mutex
+	started, withdrawn := false, false
+	// A cancel frame or the CLI going away interrupts the command.
+	go func() {
+		for {
+			t, _, err := readFrame(c)
+			if t == frameWithdraw && err == nil {
+				state.Lock()
+				if !started {
+					withdrawn = true
+					send(frameWithdrawn, nil)
+				}
+				state.Unlock()
+				continue
+			}
+			if err != nil || t == frameCancel {
+				cancel()
+				return
+			}
+		}
+	}()
+	if beforeStart != nil {
+		beforeStart()
+	}
+	state.Lock()
+	if withdrawn || send(frameStarted, nil) != nil {
+		state.Unlock()
 		return
 	}
+	started = true
+	state.Unlock()
 	code := s.opts.Run(ctx, &req, frameWriter{send, frameStdout}, frameWriter{send, frameStderr})
 	b, _ := json.Marshal(exitMsg{Code: code})
 	send(frameExit, b)
