@@ -349,3 +349,16 @@ func mustReq(t *testing.T, method, url string) *http.Request {
 	}
 	return req
 }
+
+// stopBrowser ends the default session's browser of e (and its host), and
+// kills its process should stop leave it.
+func stopBrowser(t *testing.T, e *browsertest.CLI) {
+	pid := browserPID(e)
+	e.Run(t, "browser", "stop")
+	browsertest.Kill(pid)
+}
+
+// stopBrowserAtEnd is stopBrowser when the test ends.
+func stopBrowserAtEnd(t *testing.T, e *browsertest.CLI) {
+	t.Cleanup(func() { stopBrowser(t, e) })
+}

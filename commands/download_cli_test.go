@@ -36,11 +36,7 @@ func TestClickDownloads(t *testing.T) {
 			if mode == "direct" {
 				e.Env = append(e.Env, "DTB_HOST=off")
 			}
-			t.Cleanup(func() {
-				pid := browserPID(e)
-				e.Run(t, "browser", "stop")
-				browsertest.Kill(pid)
-			})
+			stopBrowserAtEnd(t, e)
 			e.Run(t, "open", srv.URL).Exit(t, 0)
 			for _, c := range []struct{ sel, name, body string }{{"#dl", "report.csv", "a,b\n1,2\n"}, {"#exp", "export.json", `{"rows":3}`}} {
 				var res struct {

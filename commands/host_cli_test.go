@@ -33,11 +33,7 @@ func hostCLI(t *testing.T) (*browsertest.CLI, string) {
 		w.Write([]byte(hostPage))
 	}))
 	t.Cleanup(srv.Close)
-	t.Cleanup(func() {
-		pid := browserPID(e)
-		e.Run(t, "browser", "stop")
-		browsertest.Kill(pid)
-	})
+	stopBrowserAtEnd(t, e)
 	return e, srv.URL
 }
 
@@ -309,11 +305,7 @@ func TestHostNetworkRecord(t *testing.T) {
 		w.Write([]byte(`<!doctype html><title>net</title><button id=save onclick="fetch('/api/save', {method: 'POST', body: 'x=1', headers: {Authorization: 'Bearer secret'}}).then(r => r.text()).then(t => window.done = t)">Save</button>`))
 	}))
 	t.Cleanup(srv.Close)
-	t.Cleanup(func() {
-		pid := browserPID(e)
-		e.Run(t, "browser", "stop")
-		browsertest.Kill(pid)
-	})
+	stopBrowserAtEnd(t, e)
 	e.Run(t, "open", srv.URL).Exit(t, 0)
 	e.Run(t, "click", "#save").Exit(t, 0)
 	if got := e.Run(t, "wait", "--js", "window.done"); got.Code != 0 {
@@ -427,11 +419,7 @@ func TestHostRoutes(t *testing.T) {
 		w.Write([]byte(`<!doctype html><title>routes</title>`))
 	}))
 	t.Cleanup(srv.Close)
-	t.Cleanup(func() {
-		pid := browserPID(e)
-		e.Run(t, "browser", "stop")
-		browsertest.Kill(pid)
-	})
+	stopBrowserAtEnd(t, e)
 	e.Run(t, "open", srv.URL).Exit(t, 0)
 	body := filepath.Join(t.TempDir(), "items.json")
 	os.WriteFile(body, []byte(`{"items":[1,2]}`), 0o600)
@@ -517,11 +505,7 @@ func TestHostConsoleRecord(t *testing.T) {
 		w.Write([]byte(`<!doctype html><title>c</title><script>console.warn("logged by ` + r.URL.Path + `")</script>`))
 	}))
 	t.Cleanup(srv.Close)
-	t.Cleanup(func() {
-		pid := browserPID(e)
-		e.Run(t, "browser", "stop")
-		browsertest.Kill(pid)
-	})
+	stopBrowserAtEnd(t, e)
 	e.Run(t, "open", srv.URL+"/first").Exit(t, 0)
 	e.Run(t, "open", srv.URL+"/second", "--current").Exit(t, 0)
 	texts := func(env ...string) string {

@@ -152,10 +152,6 @@ func TestInteractCLI(t *testing.T) {
 func interactServer(t *testing.T, e *browsertest.CLI) *httptest.Server {
 	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "testdata", "interact"))))
 	t.Cleanup(srv.Close)
-	t.Cleanup(func() {
-		pid := browserPID(e)
-		e.Run(t, "browser", "stop")
-		browsertest.Kill(pid)
-	})
+	stopBrowserAtEnd(t, e)
 	return srv
 }

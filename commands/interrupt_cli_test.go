@@ -38,11 +38,7 @@ func TestInterruptCLI(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	defer close(stop)
-	defer func() {
-		pid := browserPID(e)
-		e.Run(t, "browser", "stop")
-		browsertest.Kill(pid)
-	}()
+	defer stopBrowser(t, e)
 	e.Run(t, "open", srv.URL+"/index.html").Exit(t, 0)
 	e.Run(t, "open", srv.URL+"/hang", "--wait", "none").Exit(t, 0)
 

@@ -24,11 +24,7 @@ func TestJQRunawayCLI(t *testing.T) {
 	e := newCLI(t)
 	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join("..", "testdata", "pages"))))
 	defer srv.Close()
-	defer func() {
-		pid := browserPID(e)
-		e.Run(t, "browser", "stop")
-		browsertest.Kill(pid)
-	}()
+	defer stopBrowser(t, e)
 	e.Run(t, "open", srv.URL+"/index.html").Exit(t, 0)
 
 	e.Run(t, "eval", "1", "--jq", "def f: f; f", "--timeout", "3s").Fails(t, 4, "timeout")

@@ -32,11 +32,7 @@ func TestPageDataCLI(t *testing.T) {
 	dead.Close()
 	srv := httptest.NewServer(browsertest.PagedataHandler(filepath.Join("..", "testdata"), closed))
 	defer srv.Close()
-	defer func() {
-		pid := browserPID(e)
-		e.Run(t, "browser", "stop")
-		browsertest.Kill(pid)
-	}()
+	defer stopBrowser(t, e)
 	// evalJSON decodes the page's answer to expr.
 	evalJSON := func(t *testing.T, expr string, out any) {
 		t.Helper()

@@ -21,11 +21,7 @@ func TestRemoteServiceCLI(t *testing.T) {
 		w.Write([]byte(`<!doctype html><title>remote</title><button id=b onclick="document.title='clicked'">Go</button>`))
 	}))
 	t.Cleanup(page.Close)
-	t.Cleanup(func() {
-		pid := browserPID(e)
-		e.Run(t, "browser", "stop")
-		browsertest.Kill(pid)
-	})
+	stopBrowserAtEnd(t, e)
 	e.Run(t, "browser", "launch").Exit(t, 0)
 	r := e.Run(t, "status", "--jq", ".browser.endpoint + \" \" + .browser.webSocket", "-r")
 	r.Exit(t, 0)
