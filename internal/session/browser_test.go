@@ -44,13 +44,8 @@ func openTab(t *testing.T, s *Session, path string) *OpenResult {
 
 func TestEvaluate(t *testing.T) {
 	s := attached(t)
-	openTab(t, s, "index.html")
 	ctx := tctx(t)
-	p, err := s.Page(ctx, TabSelector{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p, _ := openPage(t, s, ctx, fixture("index.html"), cdp.WaitLoad)
 	cases := []struct{ expr, want string }{
 		{"1+2", "3"},
 		{"window.fixture", `{"answer":42,"list":[1,2,3]}`},
@@ -77,14 +72,9 @@ func TestEvaluate(t *testing.T) {
 
 func TestEvaluateThrows(t *testing.T) {
 	s := attached(t)
-	openTab(t, s, "throws.html")
 	ctx := tctx(t)
-	p, err := s.Page(ctx, TabSelector{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	_, err = p.Evaluate(ctx, "\n  boom()", true)
+	p, _ := openPage(t, s, ctx, fixture("throws.html"), cdp.WaitLoad)
+	_, err := p.Evaluate(ctx, "\n  boom()", true)
 	var e *output.Error
 	if !errors.As(err, &e) || e.Reason != "threw" || e.ExitCode() != 1 {
 		t.Fatalf("err = %#v, want threw", err)
@@ -308,13 +298,8 @@ func decode(t *testing.T, data []byte, format string) image.Image {
 
 func TestScreenshot(t *testing.T) {
 	s := attached(t)
-	openTab(t, s, "tall.html")
 	ctx := tctx(t)
-	p, err := s.Page(ctx, TabSelector{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p, _ := openPage(t, s, ctx, fixture("tall.html"), cdp.WaitLoad)
 	var vp struct{ W, H int }
 	raw, _ := p.Evaluate(ctx, "({W: innerWidth, H: innerHeight})", false)
 	json.Unmarshal(raw, &vp)
@@ -585,14 +570,9 @@ func TestAutoConnect(t *testing.T) {
 // working; under the limit the value is returned as Evaluate returns it.
 func TestEvaluateLimited(t *testing.T) {
 	s := attached(t)
-	openTab(t, s, "index.html")
 	ctx := tctx(t)
-	p, err := s.Page(ctx, TabSelector{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	_, err = p.EvaluateLimited(ctx, "'x'.repeat(4 << 20)", true, 1<<20)
+	p, _ := openPage(t, s, ctx, fixture("index.html"), cdp.WaitLoad)
+	_, err := p.EvaluateLimited(ctx, "'x'.repeat(4 << 20)", true, 1<<20)
 	e := output.AsError(err)
 	if e == nil || e.Reason != "result-too-large" || e.Details["bytes"].(int64) < 4<<20 || e.Details["maxBytes"] != int64(1<<20) {
 		t.Fatalf("4 MiB under a 1 MiB limit: %v", err)

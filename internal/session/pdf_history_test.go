@@ -12,15 +12,7 @@ import (
 func TestPDF(t *testing.T) {
 	s := attached(t)
 	ctx := tctx(t)
-	res, err := s.OpenURL(ctx, OpenOptions{URL: fixture("tall.html"), Wait: cdp.WaitLoad})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := s.Page(ctx, TabSelector{Tab: res.Tab.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p, _ := openPage(t, s, ctx, fixture("tall.html"), cdp.WaitLoad)
 	doc, err := p.PDF(ctx, cdp.PDFOptions{Paper: "a4", Margin: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -60,15 +52,7 @@ func TestPDF(t *testing.T) {
 func TestHistory(t *testing.T) {
 	s := attached(t)
 	ctx := tctx(t)
-	res, err := s.OpenURL(ctx, OpenOptions{URL: fixture("history.html?a"), Wait: cdp.WaitLoad})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := s.Page(ctx, TabSelector{Tab: res.Tab.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p, _ := openPage(t, s, ctx, fixture("history.html?a"), cdp.WaitLoad)
 	if _, err := p.Navigate(ctx, fixture("history.html?b"), cdp.WaitLoad); err != nil {
 		t.Fatal(err)
 	}
