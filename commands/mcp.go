@@ -33,7 +33,8 @@ the browser runs: --chrome, --cdp, --cdp-header, --auto-connect, --headed,
 variables) of this server and no tool takes them.
 
 Each server has its own session (mcp-PID) unless --session names one; the
-browser it launched is stopped when it exits (--keep-browser keeps it). Pages
+browser it launched is stopped when it exits (--keep-browser keeps it), and a
+server that starts ends what killed servers left. Pages
 are web pages: file:, chrome:, view-source: and javascript: URLs are refused
 unless --allow-file-urls. Files a tool writes go to --output-dir (default the
 session's folder in the cache), uploads come only from --upload-root (default
@@ -111,6 +112,11 @@ func runMCP(c *cli.Context, inv *invocation) (any, error) {
 	if own {
 		// Two hosts with default settings must not share pages or typing.
 		session = fmt.Sprintf("mcp-%d", os.Getpid())
+		// A server its host killed (SIGKILL) could not stop its browser:
+		// what such servers left is ended now (a quick look when none did).
+		rctx, cancel := context.WithTimeout(c.Context, 10*time.Second)
+		dtbsession.ReapOrphans(rctx, "", "mcp-")
+		cancel()
 	}
 	if err := os.Setenv("DTB_SESSION", session); err != nil {
 		return nil, output.Wrap("io-error", err, "setting the session")
@@ -169,6 +175,13 @@ func runMCP(c *cli.Context, inv *invocation) (any, error) {
 		// (--cdp) is only let go. Bounded: a host waits a short grace.
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		opts.Run(ctx, []string{"browser", "stop", "--json-errors"})
+		if own {
+			// Nobody uses this server's session again: its files go too.
+			if s, err := dtbsession.Open(ctx, dtbsession.Config{Session: session}); err == nil {
+				s.Forget()
+				s.Close()
+			}
+		}
 		cancel()
 	}
 	if err != nil && c.Context.Err() == nil {

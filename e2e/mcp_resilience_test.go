@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dtb-cli/dtb/internal/browsertest"
 )
 
 // TestMCPResilience drives the built dtb mcp over raw stdio: bad lines are
@@ -179,4 +183,60 @@ func TestMCPCoreProfile(t *testing.T) {
 		return
 	}
 	t.Fatalf("no tools/list answer:\n%s", out)
+}
+
+// A server its host SIGKILLs cannot stop its browser; the next server ends
+// what it left (the browser and the session's files).
+func TestMCPKilledServerLeavesNoBrowser(t *testing.T) {
+	needBrowser(t)
+	a := exec.Command(cli.Bin, "mcp")
+	a.Env = cli.Environ()
+	in, _ := a.StdinPipe()
+	out, _ := a.StdoutPipe()
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Process.Kill()
+	sc := bufio.NewScanner(out)
+	sc.Buffer(nil, 1<<24)
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"open","arguments":{"url":"data:text/html,<p>hi</p>"}}}`,
+	} {
+		io.WriteString(in, line+"\n")
+	}
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), `"id":2`) {
+			break
+		}
+	}
+	stateFile := filepath.Join(cli.State, "sessions", fmt.Sprintf("mcp-%d.json", a.Process.Pid))
+	var st struct{ Browser struct{ PID int } }
+	b, err := os.ReadFile(stateFile)
+	if err != nil || json.Unmarshal(b, &st) != nil || st.Browser.PID == 0 {
+		t.Fatalf("the first server's session: %s %v", b, err)
+	}
+	a.Process.Signal(syscall.SIGKILL)
+	a.Wait()
+	if !browsertest.Alive(st.Browser.PID) {
+		t.Fatal("precondition: the killed server's browser should still run")
+	}
+	defer browsertest.Kill(st.Browser.PID)
+
+	next := exec.Command(cli.Bin, "mcp")
+	next.Env = cli.Environ()
+	next.Stdin = strings.NewReader("")
+	if err := next.Run(); err != nil {
+		t.Fatalf("the next server: %v", err)
+	}
+	for i := 0; browsertest.Alive(st.Browser.PID); i++ {
+		if i > 100 {
+			t.Fatalf("the killed server's browser %d still runs", st.Browser.PID)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := os.Stat(stateFile); !os.IsNotExist(err) {
+		t.Fatalf("the killed server's session file remains: %v", err)
+	}
 }
