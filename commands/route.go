@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"fmt"
 	"os"
 	"strings"
 
@@ -126,8 +127,16 @@ func routeCommand(c *cli.Context, inv *invocation) (any, error) {
 	if pagedata.Routing == nil {
 		return nil, pagedata.ErrNoHost()
 	}
-	list := pagedata.Routing.Add(r)
+	list, failed := pagedata.Routing.Add(c.Context, r)
+	warnUnapplied(inv, failed)
 	return pagedata.Routes{Routes: list, Added: &list[0]}, nil
+}
+
+// warnUnapplied says when the routes could not be applied to some tabs.
+func warnUnapplied(inv *invocation, failed int) {
+	if failed > 0 {
+		inv.printer.Warn("routes-not-applied", fmt.Sprintf("the routes could not be applied to %d of the tabs the host uses (a tab that does not answer)", failed), map[string]any{"tabs": failed})
+	}
 }
 
 func unrouteCommand(c *cli.Context, inv *invocation) (any, error) {
@@ -142,7 +151,8 @@ func unrouteCommand(c *cli.Context, inv *invocation) (any, error) {
 	if len(args) == 1 {
 		pattern = args[0]
 	}
-	n, list := pagedata.Routing.Remove(pattern)
+	n, list, failed := pagedata.Routing.Remove(c.Context, pattern)
+	warnUnapplied(inv, failed)
 	if pattern != "" && n == 0 {
 		return nil, output.Errorf("no-match", "no route of pattern %q (dtb route --list shows them)", pattern).With("pattern", pattern)
 	}

@@ -106,8 +106,10 @@ func ErrNoHost() error {
 	return output.Errorf("no-host", "routes live in the session host, which this command did not go through (DTB_HOST=off, --cdp, or the host was unavailable); run it with the session's own browser and the host on")
 }
 
-// Add puts r first, replacing a route of the same pattern.
-func (rt *Router) Add(r Route) []Route {
+// Add puts r first, replacing a route of the same pattern, and applies the
+// routes to the recorded tabs within ctx. failed counts the tabs they could
+// not be applied to.
+func (rt *Router) Add(ctx context.Context, r Route) (list []Route, failed int) {
 	rt.mu.Lock()
 	r.Added = time.Now().UTC().Truncate(time.Millisecond)
 	kept := []*Route{&r}
@@ -117,14 +119,14 @@ func (rt *Router) Add(r Route) []Route {
 		}
 	}
 	rt.routes = kept
-	list := rt.listLocked()
+	list = rt.listLocked()
 	rt.mu.Unlock()
-	rt.changed(list)
-	return list
+	return list, rt.changed(ctx, list)
 }
 
-// Remove drops the route of pattern ("" drops all) and says how many went.
-func (rt *Router) Remove(pattern string) (int, []Route) {
+// Remove drops the route of pattern ("" drops all) and says how many went;
+// failed as for Add.
+func (rt *Router) Remove(ctx context.Context, pattern string) (n int, list []Route, failed int) {
 	rt.mu.Lock()
 	var kept []*Route
 	for _, x := range rt.routes {
@@ -132,12 +134,11 @@ func (rt *Router) Remove(pattern string) (int, []Route) {
 			kept = append(kept, x)
 		}
 	}
-	n := len(rt.routes) - len(kept)
+	n = len(rt.routes) - len(kept)
 	rt.routes = kept
-	list := rt.listLocked()
+	list = rt.listLocked()
 	rt.mu.Unlock()
-	rt.changed(list)
-	return n, list
+	return n, list, rt.changed(ctx, list)
 }
 
 // List is a copy of the routes, newest first.
@@ -155,11 +156,11 @@ func (rt *Router) listLocked() []Route {
 	return out
 }
 
-func (rt *Router) changed(list []Route) {
+func (rt *Router) changed(ctx context.Context, list []Route) int {
 	if rt.OnChange != nil {
 		rt.OnChange(list)
 	}
-	Recording.applyRoutes()
+	return Recording.applyRoutes(ctx)
 }
 
 // match is the newest route whose pattern matches url (counted as a hit),
@@ -245,10 +246,10 @@ func globMatch(pattern, s string) bool {
 }
 
 // applyRoutes turns interception on (with the routes' patterns) or off on
-// every recorded tab.
-func (r *Recorder) applyRoutes() {
+// every recorded tab, within ctx; it returns how many tabs failed.
+func (r *Recorder) applyRoutes(ctx context.Context) (failed int) {
 	if r == nil {
-		return
+		return 0
 	}
 	r.mu.Lock()
 	var tabs []*tabRecord
@@ -259,25 +260,27 @@ func (r *Recorder) applyRoutes() {
 	for _, t := range tabs {
 		select {
 		case <-t.ready:
-			if t.alive() {
-				t.intercept(context.Background())
+			if t.alive() && t.intercept(ctx) != nil {
+				failed++
 			}
 		default: // still starting: it applies the routes as it starts
 		}
 	}
+	return failed
 }
 
 // intercept turns the Fetch domain on the record's connection on with the
 // routes' patterns, or off when there is no route.
-func (t *tabRecord) intercept(ctx context.Context) {
+func (t *tabRecord) intercept(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	pats := Routing.patterns()
 	if len(pats) == 0 {
-		proto.Call(ctx, t.conn.Target(""), fetch.Disable, proto.Empty{})
-		return
+		_, err := proto.Call(ctx, t.conn.Target(""), fetch.Disable, proto.Empty{})
+		return err
 	}
-	proto.Call(ctx, t.conn.Target(""), fetch.Enable, fetch.EnableParams{Patterns: pats})
+	_, err := proto.Call(ctx, t.conn.Target(""), fetch.Enable, fetch.EnableParams{Patterns: pats})
+	return err
 }
 
 // paused answers a request the Fetch domain paused: by the newest route

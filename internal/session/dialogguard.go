@@ -203,7 +203,7 @@ func (g *DialogGuard) Finish(ctx context.Context, res any, err error) (any, erro
 			return nil, err
 		}
 		if ctx.Err() == context.DeadlineExceeded && !g.Page.Responsive(context.WithoutCancel(ctx), DialogProbeWait) {
-			if open == nil && g.Page.UnstuckByStop(ctx, DialogProbeWait) {
+			if open == nil && g.Page.UnstuckByStop(ctx, DialogProbeWait/2) {
 				return nil, cdp.NavigationPending(g.Page, err)
 			}
 			return nil, cdp.PageUnresponsive(g.Page, err)
