@@ -75,18 +75,7 @@ func Unauthorized(err error, endpoint string) error {
 }
 
 // Redact hides the values of a URL's query (a service's token) for messages.
-func Redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.RawQuery == "" {
-		return raw
-	}
-	q := u.Query()
-	for k := range q {
-		q.Set(k, "…")
-	}
-	u.RawQuery = q.Encode()
-	return u.String()
-}
+func Redact(raw string) string { return cdp.RedactURL(raw) }
 
 // WithQuery adds query (a service's token, as in ?token=…) to raw unless
 // raw already has a query: every request to a service that takes its token

@@ -119,12 +119,12 @@ func dialWS(ctx context.Context, raw string, header http.Header, tlsConf *tls.Co
 	if resp.StatusCode != http.StatusSwitchingProtocols {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		nc.Close()
-		return nil, &HandshakeError{Status: resp.StatusCode, err: fmt.Errorf("websocket handshake with %s: %s: %s", redactQuery(raw), resp.Status, strings.TrimSpace(string(body)))}
+		return nil, &HandshakeError{Status: resp.StatusCode, err: fmt.Errorf("websocket handshake with %s: %s: %s", RedactURL(raw), resp.Status, strings.TrimSpace(string(body)))}
 	}
 	sum := sha1.Sum([]byte(k + wsGUID))
 	if resp.Header.Get("Sec-WebSocket-Accept") != base64.StdEncoding.EncodeToString(sum[:]) {
 		nc.Close()
-		return nil, fmt.Errorf("websocket handshake with %s: a wrong Sec-WebSocket-Accept", redactQuery(raw))
+		return nil, fmt.Errorf("websocket handshake with %s: a wrong Sec-WebSocket-Accept", RedactURL(raw))
 	}
 	if !stop() {
 		// ctx ended as the handshake completed: the deadline it set stays.
@@ -143,12 +143,19 @@ func ctxOr(ctx context.Context, err error) error {
 	return err
 }
 
-// redactQuery hides a URL's query (a service's token) in messages.
-func redactQuery(raw string) string {
-	if i := strings.IndexByte(raw, '?'); i >= 0 {
-		return raw[:i] + "?…"
+// RedactURL hides the values of a URL's query (a service's token) for
+// messages.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.RawQuery == "" {
+		return raw
 	}
-	return raw
+	q := u.Query()
+	for k := range q {
+		q.Set(k, "…")
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
 // readMessage reads the next text message. With limit() > 0 (read when the

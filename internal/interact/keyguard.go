@@ -146,7 +146,7 @@ func (g *keyGuard) query(ctx context.Context) string {
 	res, err := cdp.Call(ctx, g.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: "function () { return this.check(); }",
 		ObjectID:            runtime.RemoteObjectID(g.obj),
-		ReturnByValue:       ptrTo(true),
+		ReturnByValue:       new(true),
 	})
 	if err != nil {
 		if isGone(err) {
@@ -265,5 +265,3 @@ func inputStopped(err error, el *Element, g *keyGuard, typed, total int) error {
 	}
 	return e
 }
-
-func ptrTo[T any](v T) *T { return &v }
