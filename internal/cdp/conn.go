@@ -166,6 +166,23 @@ func (c *Conn) shutdown(err error) {
 // Done is closed when the connection ends.
 func (c *Conn) Done() <-chan struct{} { return c.done }
 
+// Ended reports whether the connection has ended, including a peer that
+// closed or reset it before the read loop noticed (a killed browser). An ended
+// connection is shut down, so its callers see ErrConnClosed.
+func (c *Conn) Ended() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+	}
+	if c.ws.peerClosed() {
+		c.ws.close()
+		c.shutdown(ErrConnClosed)
+		return true
+	}
+	return false
+}
+
 // Close closes the websocket. It never closes the target: closing a page's
 // websocket only detaches from it. chromedp's websocket Close sends the close
 // frame and, while a reader is blocked in Read, waits (up to 1 s) for that reader
@@ -248,14 +265,18 @@ func (c *Conn) send(ctx context.Context, sessionID, method string, params any) (
 	c.pending[msg.ID] = ch
 	c.mu.Unlock()
 	data, err := jsonv2.Marshal(msg, jsonv2.DefaultOptionsV2(), jsonv2.AllowInvalidUTF8(true))
-	if err == nil {
-		err = c.ws.writeText(data)
-	}
 	if err != nil {
 		c.mu.Lock()
 		delete(c.pending, msg.ID)
 		c.mu.Unlock()
 		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	if err := c.ws.writeText(data); err != nil {
+		// A failed write leaves a broken frame behind: the connection is
+		// over, as for the peer closing it (the tab or browser went away).
+		c.ws.close()
+		c.shutdown(err)
+		return nil, fmt.Errorf("%s: %w", method, closedErr(err))
 	}
 	return func(result any) error { return c.await(ctx, msg.ID, method, ch, result) }, nil
 }

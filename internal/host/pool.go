@@ -31,11 +31,9 @@ func (p *pool) Get(ctx context.Context, wsURL string, _ http.Header, dial func(c
 		cs := p.idle[wsURL]
 		c := cs[len(cs)-1]
 		p.idle[wsURL] = cs[:len(cs)-1]
-		select {
-		case <-c.Done():
+		if c.Ended() {
 			delete(p.url, c)
 			continue
-		default:
 		}
 		p.mu.Unlock()
 		return c, nil
