@@ -17,6 +17,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/dtb-cli/dtb/internal/hostwire"
 	"github.com/dtb-cli/dtb/internal/output"
 )
 
@@ -54,7 +55,7 @@ const metaKey = "dtb.invocation"
 // Main runs dtb with args (args[0] is the program name) and returns the exit code.
 // Every deferred cleanup of a command has run when it returns.
 func Main(args []string, streams IO) int {
-	if len(args) > 1 && args[1] == hostCommand {
+	if len(args) > 1 && args[1] == hostwire.HostCommand {
 		return serveHost(args[2:], streams)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

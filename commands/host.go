@@ -2,26 +2,24 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/dtb-cli/dtb/internal/host"
+	"github.com/dtb-cli/dtb/internal/hostwire"
 	"github.com/dtb-cli/dtb/internal/output"
 	"github.com/dtb-cli/dtb/internal/session"
 )
-
-// hostCommand is the hidden argv[1] that makes a dtb process the session host.
-const hostCommand = "__session-host"
 
 var versionFlagOnce sync.Once
 
@@ -57,122 +55,35 @@ func buildID() string {
 	if err != nil {
 		return versionString()
 	}
-	st, err := os.Stat(exe)
-	if err != nil {
-		return versionString() + "|" + exe
-	}
-	return fmt.Sprintf("%s|%s|%d|%d", versionString(), exe, st.Size(), st.ModTime().UnixNano())
-}
-
-// hostEnvVar turns the host off (DTB_HOST=off) and sets its idle limit
-// (DTB_HOST_IDLE=DURATION).
-const (
-	hostEnvVar     = "DTB_HOST"
-	hostIdleEnvVar = "DTB_HOST_IDLE"
-)
-
-// hostSkips are the browser commands that always attach directly: browser
-// (launch, stop: stop also ends the host), status (shows the host), upload
-// (its files are paths of the CLI's working directory).
-var hostSkips = map[string]bool{"browser": true, "status": true, "upload": true}
-
-// hostRoute says whether args go through the session host and, if so, of
-// which session.
-func hostRoute(args []string, getenv func(string) string) (session string, ok bool) {
-	// A browser named with --cdp is the user's (or a remote service's): its
-	// commands attach directly unless DTB_HOST=always asks the host to hold
-	// that connection too (a remote browser then costs one round trip per
-	// command instead of its handshakes).
-	always := strings.EqualFold(getenv(hostEnvVar), "always")
-	if len(args) < 2 || strings.EqualFold(getenv(hostEnvVar), "off") || (getenv("DTB_CDP") != "" && !always) || getenv("DTB_AUTO_CONNECT") != "" {
-		return "", false
-	}
-	name := args[1]
-	if strings.HasPrefix(name, "-") {
-		return "", false
-	}
-	var cmd *cli.Command
-	for _, c := range registered {
-		if c.Name == name || contains(c.Aliases, name) {
-			cmd = c
-			break
-		}
-	}
-	if cmd == nil || cmd.Category != catBrowser || hostSkips[cmd.Name] {
-		return "", false
-	}
-	session = getenv("DTB_SESSION")
-	for i := 2; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			break
-		}
-		flagName, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !strings.HasPrefix(a, "-") {
-			if a == "-" {
-				return "", false // stdin
-			}
-			continue
-		}
-		if !hasVal && i+1 < len(args) {
-			val = args[i+1]
-		}
-		switch flagName {
-		case "h", "help", "stdin", "auto-connect":
-			return "", false
-		case "cdp":
-			if !always {
-				return "", false
-			}
-		case "session":
-			session = val
-		case "out", "o", "file", "f", "chrome":
-			// Paths are the CLI's working directory's.
-			if val != "" && !filepath.IsAbs(val) {
-				return "", false
-			}
-		}
-	}
-	if cmd.Name == "eval" && !hasPositional(args[2:]) {
-		return "", false // the expression comes from stdin
-	}
-	if session == "" {
-		session = "default"
-	}
-	return session, true
-}
-
-func hasPositional(args []string) bool {
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return hostwire.BuildID(exe)
 }
 
 // viaHost runs a browser command through the session host. ok is false when
 // the command must run here: not a host command, or no host could take it
 // (then a warning says why, and the command attaches directly).
 func viaHost(ctx context.Context, args []string, streams IO) (int, bool) {
+	printer := func() *output.Printer { return output.New(envOutputOptions(os.Getenv), streams.Stdout, streams.Stderr) }
+	// A command the front (cmd/dtb) hands over: the host could not take it,
+	// or went away while it ran it.
+	if why, handed := os.LookupEnv(hostwire.EnvFrontUnavailable); handed {
+		os.Unsetenv(hostwire.EnvFrontUnavailable)
+		session, _ := hostwire.Route(args, os.Getenv)
+		warnHostUnavailable(printer(), why, session)
+		return 0, false
+	}
+	if msg, handed := os.LookupEnv(hostwire.EnvFrontGone); handed {
+		os.Unsetenv(hostwire.EnvFrontGone)
+		return failHostGone(printer(), errors.New(msg)), true
+	}
 	if len(args) > 2 && args[1] == "browser" && args[2] == "stop" {
-		stopHost(args, os.Getenv)
+		hostwire.StopHost(args, os.Getenv)
 		return 0, false
 	}
-	session, ok := hostRoute(args, os.Getenv)
-	if !ok || !validSession(session) {
+	session, ok := hostwire.Route(args, os.Getenv)
+	if !ok {
 		return 0, false
 	}
-	paths, err := host.PathsFor("", session)
+	paths, err := hostwire.PathsFor("", session)
 	if err != nil {
 		return 0, false
 	}
@@ -180,94 +91,32 @@ func viaHost(ctx context.Context, args []string, streams IO) (int, bool) {
 	if err != nil || strings.HasSuffix(exe, ".test") {
 		return 0, false // a test binary running as dtb cannot be the host
 	}
-	start := []string{exe, hostCommand, "--session", session}
-	if d := os.Getenv(hostIdleEnvVar); d != "" {
-		start = append(start, "--idle", d)
-	}
 	cwd, _ := os.Getwd()
-	req := &host.Request{
-		Argv: absoluteAtFiles(args, cwd), Env: forwardedEnv(), Cwd: cwd,
-		OutTTY: output.IsTerminal(streams.Stdout), ErrTTY: output.IsTerminal(streams.Stderr),
-	}
-	client := &host.Client{Paths: paths, Build: buildID(), Start: start, Env: hostEnv()}
+	req := hostwire.NewRequest(args, cwd, os.Environ(), output.IsTerminal(streams.Stdout), output.IsTerminal(streams.Stderr))
+	client := &hostwire.Client{Paths: paths, Build: buildID(), Start: hostwire.StartArgs(exe, session, os.Getenv), Env: hostwire.HostEnv(os.Environ())}
 	code, err := client.Run(ctx, req, streams.Stdout, streams.Stderr)
 	if err == nil {
 		return code, true
 	}
-	p := output.New(envOutputOptions(os.Getenv), streams.Stdout, streams.Stderr)
-	if ge, isGone := err.(*host.GoneError); isGone {
-		return p.Fail(output.Wrap("host-gone", ge.Err, "the session host went away while it ran the command; it had started, so its action may have run: check the page before repeating it").
-			With("mayHaveRun", true)), true
+	if ge, isGone := err.(*hostwire.GoneError); isGone {
+		return failHostGone(printer(), ge.Err), true
 	}
-	p.Warn("host-unavailable", "the session host could not take the command ("+err.Error()+"); attached directly", map[string]any{"session": session})
+	warnHostUnavailable(printer(), err.Error(), session)
 	return 0, false
 }
 
-func validSession(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for _, r := range s {
-		if !(r == '.' || r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			return false
-		}
-	}
-	return true
+func failHostGone(p *output.Printer, err error) int {
+	return p.Fail(output.Wrap("host-gone", err, "the session host went away while it ran the command; it had started, so its action may have run: check the page before repeating it").
+		With("mayHaveRun", true))
 }
 
-// stopHost ends the session's host before dtb browser stop ends its browser,
-// so that nothing is left running.
-func stopHost(args []string, getenv func(string) string) {
-	session := getenv("DTB_SESSION")
-	for i := 3; i < len(args); i++ {
-		if v, ok := strings.CutPrefix(args[i], "--session="); ok {
-			session = v
-		} else if args[i] == "--session" && i+1 < len(args) {
-			session = args[i+1]
-		}
-	}
-	if session == "" {
-		session = "default"
-	}
-	if !validSession(session) {
-		return
-	}
-	if paths, err := host.PathsFor("", session); err == nil {
-		host.Quit(paths, 3*time.Second)
-	}
-}
-
-// forwardedEnv is the part of the CLI's environment a command reads: the
-// DTB_* settings and NO_COLOR.
-func forwardedEnv() map[string]string {
-	env := map[string]string{}
-	for _, kv := range os.Environ() {
-		k, v, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "DTB_") || k == "NO_COLOR" {
-			env[k] = v
-		}
-	}
-	return env
-}
-
-// hostEnv is the host's own environment: the CLI's without the settings that
-// each request brings (they would otherwise apply to every later command),
-// but with what places the session (state and cache folders).
-func hostEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if (strings.HasPrefix(k, "DTB_") && k != "DTB_STATE_DIR" && k != "DTB_CACHE_DIR") || k == "NO_COLOR" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return env
+func warnHostUnavailable(p *output.Printer, why, session string) {
+	p.Warn("host-unavailable", "the session host could not take the command ("+why+"); attached directly", map[string]any{"session": session})
 }
 
 // serveHost is the host process: dtb __session-host --session NAME [--idle D].
 func serveHost(args []string, streams IO) int {
-	fs := flag.NewFlagSet(hostCommand, flag.ContinueOnError)
+	fs := flag.NewFlagSet(hostwire.HostCommand, flag.ContinueOnError)
 	fs.SetOutput(streams.Stderr)
 	session := fs.String("session", "default", "")
 	idle := fs.Duration("idle", host.DefaultIdle, "")
@@ -285,7 +134,7 @@ func serveHost(args []string, streams IO) int {
 // hostRunner runs one forwarded command line as the CLI would have: its
 // environment comes from the request (flags read theirs through argv), its
 // streams are relayed with the CLI's terminal status.
-func hostRunner(ctx context.Context, req *host.Request, stdout, stderr io.Writer) (code int) {
+func hostRunner(ctx context.Context, req *hostwire.Request, stdout, stderr io.Writer) (code int) {
 	streams := IO{Stdin: strings.NewReader(""), Stdout: ttyWriter{stdout, req.OutTTY}, Stderr: ttyWriter{stderr, req.ErrTTY}}
 	defer func() {
 		if r := recover(); r != nil {
@@ -313,7 +162,7 @@ func withEnvFlags(args []string, getenv func(string) string) []string {
 	}
 	var cmd *cli.Command
 	for _, c := range registered {
-		if c.Name == args[1] || contains(c.Aliases, args[1]) {
+		if c.Name == args[1] || slices.Contains(c.Aliases, args[1]) {
 			cmd = c
 			break
 		}
@@ -361,7 +210,7 @@ func givenFlag(args []string, names []string) bool {
 			continue
 		}
 		n, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if contains(names, n) {
+		if slices.Contains(names, n) {
 			return true
 		}
 	}
@@ -380,41 +229,4 @@ func hostStatus(session string) *host.Info {
 		return nil
 	}
 	return host.ReadInfo(paths)
-}
-
-// absoluteAtFiles makes a relative @FILE of --body (dtb route) and a
-// relative --har FILE (dtb network) absolute: the host reads and writes
-// from its own working directory, not the CLI's.
-func absoluteAtFiles(args []string, cwd string) []string {
-	out := append([]string(nil), args...)
-	for i := 2; i < len(out); i++ {
-		a := out[i]
-		switch {
-		case a == "--body" && i+1 < len(out):
-			out[i+1] = absoluteAt(out[i+1], cwd)
-			i++
-		case strings.HasPrefix(a, "--body="):
-			out[i] = "--body=" + absoluteAt(strings.TrimPrefix(a, "--body="), cwd)
-		case a == "--har" && i+1 < len(out):
-			out[i+1] = absolutePath(out[i+1], cwd)
-			i++
-		case strings.HasPrefix(a, "--har="):
-			out[i] = "--har=" + absolutePath(strings.TrimPrefix(a, "--har="), cwd)
-		}
-	}
-	return out
-}
-
-func absoluteAt(v, cwd string) string {
-	if f, ok := strings.CutPrefix(v, "@"); ok {
-		return "@" + absolutePath(f, cwd)
-	}
-	return v
-}
-
-func absolutePath(p, cwd string) string {
-	if p != "" && !filepath.IsAbs(p) && cwd != "" {
-		return filepath.Join(cwd, p)
-	}
-	return p
 }

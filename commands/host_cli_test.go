@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/dtb-cli/dtb/internal/browsertest"
+	"github.com/dtb-cli/dtb/internal/hostwire"
 )
 
 const hostPage = `<!doctype html><title>host</title>
@@ -45,7 +46,7 @@ func hostProcs(t *testing.T, e *browsertest.CLI) []int {
 	var pids []int
 	for _, d := range dirs {
 		cmd, err := os.ReadFile(filepath.Join(d, "cmdline"))
-		if err != nil || !bytes.Contains(cmd, []byte(hostCommand)) {
+		if err != nil || !bytes.Contains(cmd, []byte(hostwire.HostCommand)) {
 			continue
 		}
 		env, _ := os.ReadFile(filepath.Join(d, "environ"))
@@ -181,14 +182,18 @@ func TestHostFaults(t *testing.T) {
 	})
 
 	t.Run("older build", func(t *testing.T) {
-		other := filepath.Join(t.TempDir(), "dtb")
-		b, err := os.ReadFile(e.Bin)
-		if err != nil {
-			t.Fatal(err)
+		// A copy of the front and the engine: another build by its file.
+		dir := t.TempDir()
+		for _, name := range []string{"dtb", "dtb-engine"} {
+			b, err := os.ReadFile(filepath.Join(filepath.Dir(e.Bin), name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), b, 0o755); err != nil {
+				t.Fatal(err)
+			}
 		}
-		if err := os.WriteFile(other, b, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		other := filepath.Join(dir, "dtb")
 		old := *e
 		old.Bin = other
 		old.Run(t, "eval", "1").Exit(t, 0)

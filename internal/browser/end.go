@@ -9,6 +9,7 @@ import (
 	proto "github.com/chromedp/cdproto/cdp"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/proc"
 )
 
 // Ended is what Stop did to a browser dtb launched.
@@ -56,7 +57,7 @@ func (b *BrowserInfo) group() int {
 func (b *BrowserInfo) procs() []int {
 	pids, ok := browserProcs(b.group(), b.ProfileDir)
 	if !ok {
-		if ProcessAlive(b.PID) && processIs(b.PID, b.ProfileDir) {
+		if proc.Alive(b.PID) && processIs(b.PID, b.ProfileDir) {
 			return []int{b.PID}
 		}
 		return nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/dtb-cli/dtb/internal/browser/chromeflags"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +13,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/dtb-cli/dtb/internal/browser/chromeflags"
+	"github.com/dtb-cli/dtb/internal/proc"
 
 	proto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/systeminfo"
@@ -319,10 +321,10 @@ func RemoveProfile(dir string) error {
 func WaitExit(pid int, timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		if !ProcessAlive(pid) {
+		if !proc.Alive(pid) {
 			return true
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	return !ProcessAlive(pid)
+	return !proc.Alive(pid)
 }

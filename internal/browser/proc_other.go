@@ -6,20 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+
+	"github.com/dtb-cli/dtb/internal/proc"
 )
 
 func detach(cmd *exec.Cmd) {}
 
-// ProcessAlive reports whether pid runs.
-func ProcessAlive(pid int) bool {
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return false
-	}
-	return p.Signal(syscall.Signal(0)) == nil
-}
-
-func processIs(pid int, profile string) bool { return ProcessAlive(pid) }
+func processIs(pid int, profile string) bool { return proc.Alive(pid) }
 
 func KillGroup(pid int, sig syscall.Signal) {
 	if p, err := os.FindProcess(pid); err == nil {

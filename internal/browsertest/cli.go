@@ -20,9 +20,10 @@ var built struct {
 	err      error
 }
 
-// Build builds dtb (cmd/dtb) once per test binary, into a temporary directory
-// that Release removes, and returns its path. It builds as the README says,
-// with the urfave_cli_no_docs tag, so the tests run the binary users run.
+// Build builds dtb (the front, cmd/dtb, and the engine beside it,
+// cmd/dtb-engine) once per test binary, into a temporary directory that
+// Release removes, and returns the front's path. It builds as the README
+// says, with the urfave_cli_no_docs tag, so the tests run what users run.
 func Build() (string, error) {
 	built.once.Do(func() {
 		dir, err := os.MkdirTemp("", "dtb-testbin-")
@@ -31,7 +32,7 @@ func Build() (string, error) {
 			return
 		}
 		bin := filepath.Join(dir, "dtb")
-		if out, err := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", bin, "github.com/dtb-cli/dtb/cmd/dtb").CombinedOutput(); err != nil {
+		if out, err := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", dir+string(filepath.Separator), "github.com/dtb-cli/dtb/cmd/dtb", "github.com/dtb-cli/dtb/cmd/dtb-engine").CombinedOutput(); err != nil {
 			os.RemoveAll(dir)
 			built.err = fmt.Errorf("go build: %v\n%s", err, out)
 			return

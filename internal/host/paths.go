@@ -2,36 +2,19 @@ package host
 
 import (
 	"encoding/json"
-	"github.com/dtb-cli/dtb/internal/pagedata"
 	"os"
-	"path/filepath"
 	"time"
 
-	"github.com/dtb-cli/dtb/internal/browser"
-	"github.com/dtb-cli/dtb/internal/session"
+	"github.com/dtb-cli/dtb/internal/hostwire"
+	"github.com/dtb-cli/dtb/internal/pagedata"
+	"github.com/dtb-cli/dtb/internal/proc"
 )
 
-// Paths are a session's host files, next to its state file.
-type Paths struct {
-	Socket string // the unix socket
-	Info   string // Info of the running host
-	Lock   string // held while a CLI starts a host
-	Log    string // the host's stderr
-}
+// Paths are a session's host files (hostwire.Paths).
+type Paths = hostwire.Paths
 
-// PathsFor is the host files of session in the state directory (""
-// for session.StateDir()).
-func PathsFor(stateDir, name string) (Paths, error) {
-	if stateDir == "" {
-		d, err := session.StateDir()
-		if err != nil {
-			return Paths{}, err
-		}
-		stateDir = d
-	}
-	base := filepath.Join(stateDir, "sessions", name+".host")
-	return Paths{Socket: base + ".sock", Info: base + ".json", Lock: base + ".lock", Log: base + ".log"}, nil
-}
+// PathsFor is hostwire.PathsFor.
+func PathsFor(stateDir, name string) (Paths, error) { return hostwire.PathsFor(stateDir, name) }
 
 // Info is what a running host says of itself (dtb status shows it).
 type Info struct {
@@ -52,7 +35,7 @@ func ReadInfo(p Paths) *Info {
 		return nil
 	}
 	var in Info
-	if json.Unmarshal(b, &in) != nil || in.PID <= 0 || !browser.ProcessAlive(in.PID) {
+	if json.Unmarshal(b, &in) != nil || in.PID <= 0 || !proc.Alive(in.PID) {
 		return nil
 	}
 	return &in

@@ -3,7 +3,6 @@ package host
 import (
 	"net"
 	"os"
-	"path/filepath"
 	"syscall"
 )
 
@@ -21,5 +20,3 @@ func samePeer(c *net.UnixConn) bool {
 	})
 	return cerr == nil && cred != nil && int(cred.Uid) == os.Getuid()
 }
-
-func filepathDir(p string) string { return filepath.Dir(p) }

@@ -7,14 +7,16 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
 
-	"github.com/dtb-cli/dtb/internal/browser"
 	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/hostwire"
 	"github.com/dtb-cli/dtb/internal/pagedata"
+	"github.com/dtb-cli/dtb/internal/proc"
 	"github.com/dtb-cli/dtb/internal/session"
 )
 
@@ -23,7 +25,7 @@ const DefaultIdle = 30 * time.Minute
 
 // Runner runs one command line with the request's streams and environment
 // and returns its exit code. ctx ends when the CLI is interrupted or gone.
-type Runner func(ctx context.Context, req *Request, stdout, stderr io.Writer) int
+type Runner func(ctx context.Context, req *hostwire.Request, stdout, stderr io.Writer) int
 
 // Options configure Serve.
 type Options struct {
@@ -60,7 +62,7 @@ func Serve(opts Options) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepathDir(paths.Socket), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(paths.Socket), 0o700); err != nil {
 		return err
 	}
 	// Whoever started this host held the start lock and found no host
@@ -199,30 +201,30 @@ func (s *server) browserGone() bool {
 	if b == nil {
 		return true
 	}
-	return !b.Attached && b.PID > 0 && !browser.ProcessAlive(b.PID)
+	return !b.Attached && b.PID > 0 && !proc.Alive(b.PID)
 }
 
 func (s *server) handle(c *net.UnixConn) {
-	typ, body, err := readFrame(c)
+	typ, body, err := hostwire.ReadFrame(c)
 	if err != nil {
 		return
 	}
 	switch typ {
-	case frameQuit:
-		writeJSON(c, frameExit, exitMsg{})
+	case hostwire.FrameQuit:
+		hostwire.WriteJSON(c, hostwire.FrameExit, hostwire.ExitMsg{})
 		s.stop()
 		return
-	case frameRequest:
+	case hostwire.FrameRequest:
 	default:
 		return
 	}
-	var req Request
+	var req hostwire.Request
 	if err := json.Unmarshal(body, &req); err != nil {
 		return
 	}
 	if req.Build != s.opts.Build {
 		// Replaced on first contact: the CLI of another build starts its own.
-		writeJSON(c, frameMismatch, mismatchMsg{Build: s.opts.Build, PID: os.Getpid()})
+		hostwire.WriteJSON(c, hostwire.FrameMismatch, hostwire.MismatchMsg{Build: s.opts.Build, PID: os.Getpid()})
 		s.stop()
 		return
 	}
@@ -246,7 +248,7 @@ func (s *server) handle(c *net.UnixConn) {
 	send := func(t byte, b []byte) error {
 		wmu.Lock()
 		defer wmu.Unlock()
-		return writeFrame(c, t, b)
+		return hostwire.WriteFrame(c, t, b)
 	}
 	// Started or withdrawn, never both: a CLI that gave up waiting withdraws
 	// the request and attaches directly only once told it will not run here.
@@ -255,17 +257,17 @@ func (s *server) handle(c *net.UnixConn) {
 	// A cancel frame or the CLI going away interrupts the command.
 	go func() {
 		for {
-			t, _, err := readFrame(c)
-			if t == frameWithdraw && err == nil {
+			t, _, err := hostwire.ReadFrame(c)
+			if t == hostwire.FrameWithdraw && err == nil {
 				state.Lock()
 				if !started {
 					withdrawn = true
-					send(frameWithdrawn, nil)
+					send(hostwire.FrameWithdrawn, nil)
 				}
 				state.Unlock()
 				continue
 			}
-			if err != nil || t == frameCancel {
+			if err != nil || t == hostwire.FrameCancel {
 				cancel()
 				return
 			}
@@ -275,15 +277,15 @@ func (s *server) handle(c *net.UnixConn) {
 		beforeStart()
 	}
 	state.Lock()
-	if withdrawn || send(frameStarted, nil) != nil {
+	if withdrawn || send(hostwire.FrameStarted, nil) != nil {
 		state.Unlock()
 		return
 	}
 	started = true
 	state.Unlock()
-	code := s.opts.Run(ctx, &req, frameWriter{send, frameStdout}, frameWriter{send, frameStderr})
-	b, _ := json.Marshal(exitMsg{Code: code})
-	send(frameExit, b)
+	code := s.opts.Run(ctx, &req, frameWriter{send, hostwire.FrameStdout}, frameWriter{send, hostwire.FrameStderr})
+	b, _ := json.Marshal(hostwire.ExitMsg{Code: code})
+	send(hostwire.FrameExit, b)
 }
 
 type frameWriter struct {

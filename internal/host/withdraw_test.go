@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/dtb-cli/dtb/internal/hostwire"
 )
 
 // A CLI that stops waiting for a slow host withdraws its request: the host
@@ -20,7 +22,7 @@ func TestWithdrawnRequestNeverRuns(t *testing.T) {
 	}
 	defer os.RemoveAll(dir)
 	var runs atomic.Int32
-	opts := Options{StateDir: dir, Session: "w", Build: "test", Idle: time.Minute, Run: func(ctx context.Context, req *Request, stdout, stderr io.Writer) int {
+	opts := Options{StateDir: dir, Session: "w", Build: "test", Idle: time.Minute, Run: func(ctx context.Context, req *hostwire.Request, stdout, stderr io.Writer) int {
 		runs.Add(1)
 		io.WriteString(stdout, "ran")
 		return 7
@@ -29,7 +31,7 @@ func TestWithdrawnRequestNeverRuns(t *testing.T) {
 	go func() { done <- Serve(opts) }()
 	paths, _ := PathsFor(dir, "w")
 	for i := 0; ; i++ {
-		if c, err := dial(paths.Socket, AnswerWait); err == nil {
+		if c, err := hostwire.Dial(paths.Socket, hostwire.AnswerWait); err == nil {
 			c.Close()
 			break
 		}
@@ -40,27 +42,27 @@ func TestWithdrawnRequestNeverRuns(t *testing.T) {
 	}
 	defer func() {
 		// Quit would end the host's process, which is this test's.
-		if c, err := dial(paths.Socket, time.Second); err == nil {
-			writeFrame(c, frameQuit, nil)
+		if c, err := hostwire.Dial(paths.Socket, time.Second); err == nil {
+			hostwire.WriteFrame(c, hostwire.FrameQuit, nil)
 			c.Close()
 		}
 		<-done
 	}()
-	client := &Client{Paths: paths, Build: "test"}
+	client := &hostwire.Client{Paths: paths, Build: "test"}
 
-	beforeStart = func() { time.Sleep(3 * AnswerWait) }
-	_, err = client.Run(context.Background(), &Request{Argv: []string{"dtb", "eval", "1"}}, io.Discard, io.Discard)
+	beforeStart = func() { time.Sleep(3 * hostwire.AnswerWait) }
+	_, err = client.Run(context.Background(), &hostwire.Request{Argv: []string{"dtb", "eval", "1"}}, io.Discard, io.Discard)
 	beforeStart = nil
-	var un *Unavailable
+	var un *hostwire.Unavailable
 	if !errors.As(err, &un) {
 		t.Fatalf("a host slower than the CLI: %v, want Unavailable (the CLI attaches directly)", err)
 	}
-	time.Sleep(5 * AnswerWait)
+	time.Sleep(5 * hostwire.AnswerWait)
 	if n := runs.Load(); n != 0 {
 		t.Fatalf("the withdrawn request ran %d times in the host as well", n)
 	}
 
-	code, err := client.Run(context.Background(), &Request{Argv: []string{"dtb", "eval", "1"}}, io.Discard, io.Discard)
+	code, err := client.Run(context.Background(), &hostwire.Request{Argv: []string{"dtb", "eval", "1"}}, io.Discard, io.Discard)
 	if err != nil || code != 7 || runs.Load() != 1 {
 		t.Fatalf("a host in time: code %d, %v, %d runs", code, err, runs.Load())
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/dtb-cli/dtb/internal/browser"
 	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/proc"
 )
 
 // wantSource is the BrowserInfo.Source the configuration asks for ("" when the
@@ -403,5 +404,5 @@ func BrowserRunning(ctx context.Context, name string) bool {
 	}
 	defer sess.Close()
 	b := sess.State().Browser
-	return b != nil && (b.Attached || browser.ProcessAlive(b.PID))
+	return b != nil && (b.Attached || proc.Alive(b.PID))
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/dtb-cli/dtb/internal/browsertest"
 	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/proc"
 )
 
 func reason(err error) string {
@@ -507,7 +508,7 @@ func TestLaunchAndReplace(t *testing.T) {
 			if err != nil || !res.Stopped || !res.ProfileRemoved {
 				t.Fatalf("stop: %+v %v", res, err)
 			}
-			if browser.ProcessAlive(second.PID) {
+			if proc.Alive(second.PID) {
 				t.Fatal("browser still runs after stop")
 			}
 			s3.Close()
@@ -531,7 +532,7 @@ func TestStopNeverEndsAttached(t *testing.T) {
 	if err != nil || res.Stopped || !res.Detached {
 		t.Fatalf("stop on attached: %+v %v", res, err)
 	}
-	if !browser.ProcessAlive(shared.PID) {
+	if !proc.Alive(shared.PID) {
 		t.Fatal("the attached browser was ended")
 	}
 }

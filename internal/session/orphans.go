@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dtb-cli/dtb/internal/browser"
+	"github.com/dtb-cli/dtb/internal/proc"
 )
 
 // Forget removes the session's files (state, lock, browser log, launch
@@ -38,7 +38,7 @@ func ReapOrphans(ctx context.Context, stateDir, prefix string) []string {
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".json")
 		pid, err := strconv.Atoi(strings.TrimPrefix(name, prefix))
-		if err != nil || pid <= 0 || pid == os.Getpid() || browser.ProcessAlive(pid) {
+		if err != nil || pid <= 0 || pid == os.Getpid() || proc.Alive(pid) {
 			continue
 		}
 		s, err := Open(ctx, Config{Session: name, StateDir: stateDir})

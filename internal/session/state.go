@@ -16,6 +16,7 @@ import (
 	"github.com/dtb-cli/dtb/internal/browser"
 	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/userdirs"
 )
 
 // StateVersion is the version of the session file format.
@@ -160,48 +161,11 @@ func (s *State) resetBrowser(b *browser.BrowserInfo) {
 	s.Dialogs = nil
 }
 
-// validSessionName: letters, digits, '.', '_' and '-', starting with a letter or
-// digit, at most 64 (no regexp: package init is on every command's hot path).
-func validSessionName(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for i, r := range s {
-		alnum := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
-		if !alnum && (i == 0 || r != '.' && r != '_' && r != '-') {
-			return false
-		}
-	}
-	return true
-}
+// StateDir is the directory of dtb's state (userdirs.StateDir).
+func StateDir() (string, error) { return userdirs.StateDir() }
 
-// StateDir is the directory of dtb's state: $DTB_STATE_DIR, else
-// $XDG_STATE_HOME/dtb, else ~/.local/state/dtb.
-func StateDir() (string, error) {
-	if d := os.Getenv("DTB_STATE_DIR"); d != "" {
-		return d, nil
-	}
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "dtb"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(home, ".local", "state", "dtb"), nil
-}
-
-// CacheDir is dtb's cache directory: $DTB_CACHE_DIR, else the user cache dir + /dtb.
-func CacheDir() (string, error) {
-	if d := os.Getenv("DTB_CACHE_DIR"); d != "" {
-		return d, nil
-	}
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(d, "dtb"), nil
-}
+// CacheDir is dtb's cache directory (userdirs.CacheDir).
+func CacheDir() (string, error) { return userdirs.CacheDir() }
 
 // store reads and writes one session file.
 type store struct {
@@ -211,7 +175,7 @@ type store struct {
 }
 
 func newStore(stateDir, name string) (*store, error) {
-	if !validSessionName(name) {
+	if !userdirs.ValidSessionName(name) {
 		return nil, output.Usage("invalid session name %q: use letters, digits, '.', '_' and '-' (at most 64)", name)
 	}
 	if stateDir == "" {

@@ -2,10 +2,12 @@ package session
 
 import (
 	"context"
-	"github.com/dtb-cli/dtb/internal/browser"
-	"github.com/dtb-cli/dtb/internal/cdp"
 	"testing"
 	"time"
+
+	"github.com/dtb-cli/dtb/internal/browser"
+	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/userdirs"
 )
 
 func TestStateAliasesAndSweep(t *testing.T) {
@@ -30,8 +32,8 @@ func TestStateAliasesAndSweep(t *testing.T) {
 
 func TestNames(t *testing.T) {
 	for s, ok := range map[string]bool{"default": true, "a.b-c_1": true, "": false, ".x": false, "a/b": false, "é": false} {
-		if validSessionName(s) != ok {
-			t.Errorf("validSessionName(%q) != %v", s, ok)
+		if userdirs.ValidSessionName(s) != ok {
+			t.Errorf("userdirs.ValidSessionName(%q) != %v", s, ok)
 		}
 	}
 	if !isFullID("0123456789ABCDEF0123456789ABCDEF") || isFullID("0123") || !isAlias("t12") || isAlias("tx") {

@@ -1,4 +1,4 @@
-package host
+package hostwire
 
 import (
 	"context"
@@ -9,10 +9,11 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"time"
 
-	"github.com/dtb-cli/dtb/internal/browser"
+	"github.com/dtb-cli/dtb/internal/proc"
 )
 
 // AnswerWait is how long a CLI waits for a host to connect and take its
@@ -86,13 +87,13 @@ func (m *mismatch) Error() string { return fmt.Sprintf("host %d is another build
 
 // connect reaches the running host, or starts one.
 func (c *Client) connect() (*net.UnixConn, error) {
-	if conn, err := dial(c.Paths.Socket, AnswerWait); err == nil {
+	if conn, err := Dial(c.Paths.Socket, AnswerWait); err == nil {
 		return conn, nil
 	}
 	return c.start()
 }
 
-func dial(path string, wait time.Duration) (*net.UnixConn, error) {
+func Dial(path string, wait time.Duration) (*net.UnixConn, error) {
 	if len(path) >= 104 {
 		return nil, &Unavailable{Why: "the socket path is too long for a unix socket: " + path}
 	}
@@ -110,7 +111,7 @@ func (c *Client) start() (*net.UnixConn, error) {
 	if len(c.Paths.Socket) >= 104 {
 		return nil, &Unavailable{Why: "the socket path is too long for a unix socket: " + c.Paths.Socket}
 	}
-	if err := os.MkdirAll(filepathDir(c.Paths.Lock), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(c.Paths.Lock), 0o700); err != nil {
 		return nil, &Unavailable{Why: err.Error()}
 	}
 	lf, err := os.OpenFile(c.Paths.Lock, os.O_CREATE|os.O_RDWR, 0o600)
@@ -127,13 +128,13 @@ func (c *Client) start() (*net.UnixConn, error) {
 	}
 	defer syscall.Flock(int(lf.Fd()), syscall.LOCK_UN)
 	// Started by the CLI that held the lock before us?
-	if conn, err := dial(c.Paths.Socket, AnswerWait); err == nil {
+	if conn, err := Dial(c.Paths.Socket, AnswerWait); err == nil {
 		return conn, nil
 	}
-	if in := ReadInfo(c.Paths); in != nil {
+	if pid := runningPID(c.Paths); pid != 0 {
 		// A live host whose socket does not answer: hung. Replace it.
-		syscall.Kill(in.PID, syscall.SIGKILL)
-		waitExit(in.PID, 500*time.Millisecond)
+		syscall.Kill(pid, syscall.SIGKILL)
+		waitExit(pid, 500*time.Millisecond)
 	}
 	log, err := os.OpenFile(c.Paths.Log, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
@@ -154,7 +155,7 @@ func (c *Client) start() (*net.UnixConn, error) {
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
 	for time.Now().Before(deadline) {
-		if conn, err := dial(c.Paths.Socket, AnswerWait); err == nil {
+		if conn, err := Dial(c.Paths.Socket, AnswerWait); err == nil {
 			return conn, nil
 		}
 		select {
@@ -171,27 +172,27 @@ func (c *Client) start() (*net.UnixConn, error) {
 func (c *Client) exchange(ctx context.Context, conn *net.UnixConn, req *Request, stdout, stderr io.Writer) (int, error) {
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(AnswerWait))
-	if err := writeJSON(conn, frameRequest, req); err != nil {
+	if err := WriteJSON(conn, FrameRequest, req); err != nil {
 		return 0, &Unavailable{Why: err.Error()}
 	}
-	typ, body, err := readFrame(conn)
+	typ, body, err := ReadFrame(conn)
 	if err != nil {
 		// No answer in time. The host may still be about to start the
 		// command: it must not run here and in the host both, so the CLI
 		// withdraws the request and falls back only once the host says it
 		// will not run it (or does not answer at all: it is hung).
 		conn.SetDeadline(time.Now().Add(WithdrawWait))
-		if writeFrame(conn, frameWithdraw, nil) != nil {
+		if WriteFrame(conn, FrameWithdraw, nil) != nil {
 			return 0, &Unavailable{Why: "no answer: " + err.Error(), Err: err}
 		}
-		if typ, body, err = readFrame(conn); err != nil || typ == frameWithdrawn {
+		if typ, body, err = ReadFrame(conn); err != nil || typ == FrameWithdrawn {
 			return 0, &Unavailable{Why: "no answer in time", Err: err}
 		}
 	}
 	switch typ {
-	case frameStarted:
-	case frameMismatch:
-		var m mismatchMsg
+	case FrameStarted:
+	case FrameMismatch:
+		var m MismatchMsg
 		json.Unmarshal(body, &m)
 		return 0, &mismatch{PID: m.PID}
 	default:
@@ -199,20 +200,20 @@ func (c *Client) exchange(ctx context.Context, conn *net.UnixConn, req *Request,
 	}
 	conn.SetDeadline(time.Time{})
 	// Ctrl-C: the host cancels the command and answers with its exit code.
-	stop := context.AfterFunc(ctx, func() { writeFrame(conn, frameCancel, nil) })
+	stop := context.AfterFunc(ctx, func() { WriteFrame(conn, FrameCancel, nil) })
 	defer stop()
 	for {
-		typ, body, err := readFrame(conn)
+		typ, body, err := ReadFrame(conn)
 		if err != nil {
 			return 0, &GoneError{Err: err}
 		}
 		switch typ {
-		case frameStdout:
+		case FrameStdout:
 			stdout.Write(body)
-		case frameStderr:
+		case FrameStderr:
 			stderr.Write(body)
-		case frameExit:
-			var x exitMsg
+		case FrameExit:
+			var x ExitMsg
 			if err := json.Unmarshal(body, &x); err != nil {
 				return 0, &GoneError{Err: err}
 			}
@@ -225,28 +226,28 @@ func (c *Client) exchange(ctx context.Context, conn *net.UnixConn, req *Request,
 // process to end; one that does not is killed. It reports the host's pid, 0
 // when none ran.
 func Quit(p Paths, wait time.Duration) int {
-	in := ReadInfo(p)
-	if conn, err := dial(p.Socket, AnswerWait); err == nil {
+	pid := runningPID(p)
+	if conn, err := Dial(p.Socket, AnswerWait); err == nil {
 		conn.SetDeadline(time.Now().Add(wait))
-		if writeFrame(conn, frameQuit, nil) == nil {
-			readFrame(conn)
+		if WriteFrame(conn, FrameQuit, nil) == nil {
+			ReadFrame(conn)
 		}
 		conn.Close()
 	}
-	if in == nil {
+	if pid == 0 {
 		return 0
 	}
-	if !waitExit(in.PID, wait) {
-		syscall.Kill(in.PID, syscall.SIGKILL)
-		waitExit(in.PID, time.Second)
+	if !waitExit(pid, wait) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		waitExit(pid, time.Second)
 	}
-	return in.PID
+	return pid
 }
 
 // waitExit waits for pid to end; false when it still runs after wait.
 func waitExit(pid int, wait time.Duration) bool {
 	deadline := time.Now().Add(wait)
-	for browser.ProcessAlive(pid) {
+	for proc.Alive(pid) {
 		if time.Now().After(deadline) {
 			return false
 		}

@@ -10,7 +10,7 @@
 // and streams back stdout, stderr and the exit code. A host that is missing,
 // dead, hung, refusing or of another build never fails a command: the CLI
 // attaches directly instead.
-package host
+package hostwire
 
 import (
 	"encoding/binary"
@@ -22,22 +22,22 @@ import (
 // Frame types. Client → host: request, cancel, quit. Host → client: started,
 // stdout, stderr, exit, other build.
 const (
-	frameRequest  = 'R'
-	frameCancel   = 'C'
-	frameQuit     = 'Q'
-	frameStarted  = 'S'
-	frameStdout   = 'O'
-	frameStderr   = 'E'
-	frameExit     = 'X'
-	frameMismatch = 'V'
-	// frameWithdraw: the CLI gave up waiting for 'S' and will attach
-	// directly unless the host has started; frameWithdrawn: the host has
+	FrameRequest  = 'R'
+	FrameCancel   = 'C'
+	FrameQuit     = 'Q'
+	FrameStarted  = 'S'
+	FrameStdout   = 'O'
+	FrameStderr   = 'E'
+	FrameExit     = 'X'
+	FrameMismatch = 'V'
+	// FrameWithdraw: the CLI gave up waiting for 'S' and will attach
+	// directly unless the host has started; FrameWithdrawn: the host has
 	// not, and will not, run the request.
-	frameWithdraw  = 'W'
-	frameWithdrawn = 'N'
+	FrameWithdraw  = 'W'
+	FrameWithdrawn = 'N'
 )
 
-const maxFrame = 64 << 20
+const MaxFrame = 64 << 20
 
 // Request is one command line for the host to run.
 type Request struct {
@@ -52,16 +52,16 @@ type Request struct {
 // Getenv is the request's environment lookup.
 func (r *Request) Getenv(k string) string { return r.Env[k] }
 
-type exitMsg struct {
+type ExitMsg struct {
 	Code int `json:"code"`
 }
 
-type mismatchMsg struct {
+type MismatchMsg struct {
 	Build string `json:"build"`
 	PID   int    `json:"pid"`
 }
 
-func writeFrame(w io.Writer, typ byte, payload []byte) error {
+func WriteFrame(w io.Writer, typ byte, payload []byte) error {
 	hdr := make([]byte, 5, 5+len(payload))
 	hdr[0] = typ
 	binary.BigEndian.PutUint32(hdr[1:], uint32(len(payload)))
@@ -69,21 +69,21 @@ func writeFrame(w io.Writer, typ byte, payload []byte) error {
 	return err
 }
 
-func writeJSON(w io.Writer, typ byte, v any) error {
+func WriteJSON(w io.Writer, typ byte, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	return writeFrame(w, typ, b)
+	return WriteFrame(w, typ, b)
 }
 
-func readFrame(r io.Reader) (byte, []byte, error) {
+func ReadFrame(r io.Reader) (byte, []byte, error) {
 	var hdr [5]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		return 0, nil, err
 	}
 	n := binary.BigEndian.Uint32(hdr[1:])
-	if n > maxFrame {
+	if n > MaxFrame {
 		return 0, nil, fmt.Errorf("host: frame of %d bytes", n)
 	}
 	b := make([]byte, n)

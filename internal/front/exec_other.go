@@ -1,0 +1,32 @@
+//go:build !unix
+
+package front
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+)
+
+// execEngine runs the engine with args and the same streams, with extra
+// ("K=V", or "") added to the environment, and returns its exit code.
+func execEngine(engine string, args []string, extra string) int {
+	cmd := exec.Command(engine, args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Env = os.Environ()
+	if extra != "" {
+		cmd.Env = append(cmd.Env, extra)
+	}
+	err := cmd.Run()
+	var xe *exec.ExitError
+	if errors.As(err, &xe) {
+		return xe.ExitCode()
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, `{"ok":false,"reason":"engine-missing","error":%s}`+"\n", strconv.Quote("cannot start dtb's engine "+engine+": "+err.Error()))
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,23 @@
+//go:build unix
+
+package front
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"syscall"
+)
+
+// execEngine replaces this process with the engine running args (argv[0]
+// kept), with extra ("K=V", or "") added to the environment. It returns only
+// when the exec fails.
+func execEngine(engine string, args []string, extra string) int {
+	env := os.Environ()
+	if extra != "" {
+		env = append(env, extra)
+	}
+	err := syscall.Exec(engine, args, env)
+	fmt.Fprintf(os.Stderr, `{"ok":false,"reason":"engine-missing","error":%s}`+"\n", strconv.Quote("cannot start dtb's engine "+engine+": "+err.Error()))
+	return 1
+}

@@ -1,0 +1,94 @@
+// Package front is dtb's front (cmd/dtb): the process a user or an agent
+// starts for every command. A browser command goes to the session host over
+// its socket and the host's answer is relayed as it comes; everything else,
+// and a command the host cannot take, goes to the engine (dtb-engine, next to
+// this binary), which replaces this process. The front links no more than the
+// host's wire: a Go process starts in about a millisecond, while the engine's
+// dependencies (jq, the reader, the MCP SDK …) cost several in package
+// initialisation alone, more than a whole warm command takes in the host.
+package front
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/mattn/go-isatty"
+
+	"github.com/dtb-cli/dtb/internal/hostwire"
+)
+
+// EngineName is the engine's file name, next to the front's.
+const EngineName = "dtb-engine"
+
+// exitInterrupted is the exit code of a command cut short by Ctrl-C or
+// SIGTERM (internal/output's table).
+const exitInterrupted = 130
+
+// Main runs one dtb command line and returns its exit code.
+func Main(args []string) int {
+	engine, err := enginePath()
+	if err != nil {
+		// No engine to print through: the error document by hand.
+		fmt.Fprintf(os.Stderr, `{"ok":false,"reason":"engine-missing","error":%s}`+"\n",
+			strconv.Quote("dtb's engine is missing: "+err.Error()+"; install both binaries (go install github.com/dtb-cli/dtb/cmd/...@latest)"))
+		return 1
+	}
+	session, ok := hostwire.Route(args, os.Getenv)
+	if !ok {
+		return execEngine(engine, args, "")
+	}
+	paths, err := hostwire.PathsFor("", session)
+	if err != nil {
+		return execEngine(engine, args, "")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	cwd, _ := os.Getwd()
+	req := hostwire.NewRequest(args, cwd, os.Environ(), isTerminal(os.Stdout), isTerminal(os.Stderr))
+	client := &hostwire.Client{Paths: paths, Build: hostwire.BuildID(engine), Start: hostwire.StartArgs(engine, session, os.Getenv), Env: hostwire.HostEnv(os.Environ())}
+	code, err := client.Run(ctx, req, os.Stdout, os.Stderr)
+	interrupted := ctx.Err() != nil
+	stop()
+	switch ge, gone := err.(*hostwire.GoneError); {
+	case err == nil:
+		return code
+	case gone:
+		return execEngine(engine, args, hostwire.EnvFrontGone+"="+ge.Err.Error())
+	case interrupted:
+		return exitInterrupted // not taken by the host, and not to be run here either
+	default:
+		return execEngine(engine, args, hostwire.EnvFrontUnavailable+"="+err.Error())
+	}
+}
+
+// enginePath is dtb-engine next to this binary (symlinks resolved: the host
+// names its build by the engine's real path).
+func enginePath() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	engine := filepath.Join(filepath.Dir(exe), EngineName)
+	if real, err := filepath.EvalSymlinks(engine); err == nil {
+		engine = real
+	}
+	st, err := os.Stat(engine)
+	if err != nil {
+		return "", err
+	}
+	if st.IsDir() || st.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("%s is not an executable", engine)
+	}
+	return engine, nil
+}
+
+func isTerminal(f *os.File) bool {
+	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
+}

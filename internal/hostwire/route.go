@@ -1,0 +1,223 @@
+package hostwire
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/dtb-cli/dtb/internal/userdirs"
+)
+
+// HostCommand is the hidden argv[1] that makes a dtb process the session host.
+const HostCommand = "__session-host"
+
+// EnvHost turns the host off (DTB_HOST=off) or on for --cdp browsers too
+// (always); EnvHostIdle sets its idle limit (DTB_HOST_IDLE=DURATION).
+const (
+	EnvHost     = "DTB_HOST"
+	EnvHostIdle = "DTB_HOST_IDLE"
+)
+
+// What the front (cmd/dtb) tells the engine it hands a command to: the host
+// could not take it (the engine attaches directly and warns why), or the host
+// went away while it ran it (the engine reports host-gone).
+const (
+	EnvFrontUnavailable = "DTB_FRONT_HOST_UNAVAILABLE"
+	EnvFrontGone        = "DTB_FRONT_HOST_GONE"
+)
+
+// Commands are the browser commands that go through the session host. The
+// others of the browser category attach directly: browser (launch, stop:
+// stop also ends the host), status (shows the host), upload (its files are
+// paths of the CLI's working directory). A test of package commands keeps
+// this list equal to the registered commands.
+var Commands = []string{
+	"back", "check", "click", "close", "console", "cookies", "dialog", "drag",
+	"eval", "extract", "forward", "hover", "inspect", "network", "open", "pdf",
+	"press", "reload", "route", "screenshot", "scroll", "search", "select",
+	"storage", "type", "uncheck", "unroute", "wait",
+}
+
+func isCommand(name string) bool {
+	for _, c := range Commands {
+		if c == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Route says whether args go through the session host and, if so, of which
+// session.
+func Route(args []string, getenv func(string) string) (session string, ok bool) {
+	// A browser named with --cdp is the user's (or a remote service's): its
+	// commands attach directly unless DTB_HOST=always asks the host to hold
+	// that connection too (a remote browser then costs one round trip per
+	// command instead of its handshakes).
+	always := strings.EqualFold(getenv(EnvHost), "always")
+	if len(args) < 2 || strings.EqualFold(getenv(EnvHost), "off") || (getenv("DTB_CDP") != "" && !always) || getenv("DTB_AUTO_CONNECT") != "" {
+		return "", false
+	}
+	if !isCommand(args[1]) {
+		return "", false
+	}
+	session = getenv("DTB_SESSION")
+	positional := false
+	for i := 2; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			positional = i+1 < len(args)
+			break
+		}
+		flagName, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") {
+			positional = true
+			continue
+		}
+		if a == "-" {
+			return "", false // stdin
+		}
+		if !hasVal && i+1 < len(args) {
+			val = args[i+1]
+		}
+		switch flagName {
+		case "h", "help", "stdin", "auto-connect":
+			return "", false
+		case "cdp":
+			if !always {
+				return "", false
+			}
+		case "session":
+			session = val
+		case "out", "o", "file", "f", "chrome":
+			// Paths are the CLI's working directory's.
+			if val != "" && !filepath.IsAbs(val) {
+				return "", false
+			}
+		}
+	}
+	if args[1] == "eval" && !positional {
+		return "", false // the expression comes from stdin
+	}
+	if session == "" {
+		session = "default"
+	}
+	if !userdirs.ValidSessionName(session) {
+		return "", false
+	}
+	return session, true
+}
+
+// BuildID names the dtb engine at path (size and time of the file): a host
+// of another build is replaced.
+func BuildID(engine string) string {
+	st, err := os.Stat(engine)
+	if err != nil {
+		return engine
+	}
+	return fmt.Sprintf("%s|%d|%d", engine, st.Size(), st.ModTime().UnixNano())
+}
+
+// StartArgs is the command line of a new host of session run by engine.
+func StartArgs(engine, session string, getenv func(string) string) []string {
+	start := []string{engine, HostCommand, "--session", session}
+	if d := getenv(EnvHostIdle); d != "" {
+		start = append(start, "--idle", d)
+	}
+	return start
+}
+
+// NewRequest is the request for args run in cwd with the CLI's environment
+// environ; outTTY and errTTY say whether its streams are terminals.
+func NewRequest(args []string, cwd string, environ []string, outTTY, errTTY bool) *Request {
+	return &Request{Argv: absoluteAtFiles(args, cwd), Env: forwardedEnv(environ), Cwd: cwd, OutTTY: outTTY, ErrTTY: errTTY}
+}
+
+// forwardedEnv is the part of the CLI's environment a command reads: the
+// DTB_* settings and NO_COLOR.
+func forwardedEnv(environ []string) map[string]string {
+	env := map[string]string{}
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		if (strings.HasPrefix(k, "DTB_") || k == "NO_COLOR") && k != EnvFrontUnavailable && k != EnvFrontGone {
+			env[k] = v
+		}
+	}
+	return env
+}
+
+// HostEnv is the host's own environment: the CLI's without the settings that
+// each request brings (they would otherwise apply to every later command),
+// but with what places the session (state and cache folders).
+func HostEnv(environ []string) []string {
+	var env []string
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if (strings.HasPrefix(k, "DTB_") && k != "DTB_STATE_DIR" && k != "DTB_CACHE_DIR") || k == "NO_COLOR" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+// StopHost ends the session's host of `dtb browser stop ARGS` before the
+// browser is stopped, so that nothing is left running.
+func StopHost(args []string, getenv func(string) string) {
+	session := getenv("DTB_SESSION")
+	for i := 3; i < len(args); i++ {
+		if v, ok := strings.CutPrefix(args[i], "--session="); ok {
+			session = v
+		} else if args[i] == "--session" && i+1 < len(args) {
+			session = args[i+1]
+		}
+	}
+	if session == "" {
+		session = "default"
+	}
+	if !userdirs.ValidSessionName(session) {
+		return
+	}
+	if paths, err := PathsFor("", session); err == nil {
+		Quit(paths, 3*time.Second)
+	}
+}
+
+// absoluteAtFiles makes a relative @FILE of --body (dtb route) and a
+// relative --har FILE (dtb network) absolute: the host reads and writes
+// from its own working directory, not the CLI's.
+func absoluteAtFiles(args []string, cwd string) []string {
+	out := append([]string(nil), args...)
+	for i := 2; i < len(out); i++ {
+		a := out[i]
+		switch {
+		case a == "--body" && i+1 < len(out):
+			out[i+1] = absoluteAt(out[i+1], cwd)
+			i++
+		case strings.HasPrefix(a, "--body="):
+			out[i] = "--body=" + absoluteAt(strings.TrimPrefix(a, "--body="), cwd)
+		case a == "--har" && i+1 < len(out):
+			out[i+1] = absolutePath(out[i+1], cwd)
+			i++
+		case strings.HasPrefix(a, "--har="):
+			out[i] = "--har=" + absolutePath(strings.TrimPrefix(a, "--har="), cwd)
+		}
+	}
+	return out
+}
+
+func absoluteAt(v, cwd string) string {
+	if f, ok := strings.CutPrefix(v, "@"); ok {
+		return "@" + absolutePath(f, cwd)
+	}
+	return v
+}
+
+func absolutePath(p, cwd string) string {
+	if p != "" && !filepath.IsAbs(p) && cwd != "" {
+		return filepath.Join(cwd, p)
+	}
+	return p
+}
