@@ -181,6 +181,7 @@ var reasonMeaning = map[string]string{
 	"no-such-cookie":      "no cookie of that name for the URL",
 	// 1
 	"failed":                           "an error without a more specific reason; the message says what happened",
+	"engine-missing":                   "`dtb` found no `dtb-engine` beside it (install both: `go install github.com/dtb-cli/dtb/cmd/...@latest`)",
 	"threw":                            "the page's command threw or refused its input (relay 422); `error` is the page's message, `errorName` its class",
 	"torn-down":                        "the toolbar on the page has unmounted; nothing ran (relay 409)",
 	"navigation-failed":                "the browser could not load the page",

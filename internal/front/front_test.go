@@ -76,3 +76,25 @@ func TestFrontHandsOverToEngine(t *testing.T) {
 		t.Fatalf("host unavailable: engine got %q, exit %d", out, code)
 	}
 }
+
+// The front is fast only while it links nothing heavy: every package it
+// links runs its init on every command.
+func TestFrontLinksOnlyTheWire(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "github.com/dtb-cli/dtb/cmd/dtb").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := map[string]bool{
+		"github.com/dtb-cli/dtb/cmd/dtb": true, "github.com/dtb-cli/dtb/internal/front": true,
+		"github.com/dtb-cli/dtb/internal/hostwire": true, "github.com/dtb-cli/dtb/internal/proc": true,
+		"github.com/dtb-cli/dtb/internal/userdirs": true, "github.com/mattn/go-isatty": true,
+		"golang.org/x/sys/unix": true,
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		first, _, _ := strings.Cut(pkg, "/")
+		if !strings.Contains(first, ".") || allowed[pkg] {
+			continue // the standard library
+		}
+		t.Errorf("the front links %s", pkg)
+	}
+}

@@ -25,6 +25,7 @@ const (
 var reasonExit = map[string]int{
 	// 1: the action ran and failed
 	"failed":                           ExitFailed, // AsError's reason for an error without one
+	"engine-missing":                   ExitFailed, // written by the front (internal/front), which cannot link this package
 	"threw":                            ExitFailed,
 	"torn-down":                        ExitFailed,
 	"navigation-failed":                ExitFailed,
