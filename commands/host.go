@@ -18,6 +18,7 @@ import (
 	"github.com/dtb-cli/dtb/internal/host"
 	"github.com/dtb-cli/dtb/internal/hostwire"
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/pagedata"
 	"github.com/dtb-cli/dtb/internal/session"
 )
 
@@ -120,10 +121,11 @@ func serveHost(args []string, streams IO) int {
 	fs.SetOutput(streams.Stderr)
 	session := fs.String("session", "default", "")
 	idle := fs.Duration("idle", host.DefaultIdle, "")
+	record := fs.Int("record-limit", pagedata.DefaultRecordLimit, "")
 	if err := fs.Parse(args); err != nil {
 		return output.ExitUsage
 	}
-	err := host.Serve(host.Options{Session: *session, Build: buildID(), Idle: *idle, Run: hostRunner})
+	err := host.Serve(host.Options{Session: *session, Build: buildID(), Idle: *idle, RecordLimit: *record, Run: hostRunner})
 	if err != nil {
 		fmt.Fprintln(streams.Stderr, "dtb session host:", err)
 		return 1

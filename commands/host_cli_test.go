@@ -531,3 +531,38 @@ func TestHostConsoleRecord(t *testing.T) {
 		t.Fatalf("after --clear: %q", got)
 	}
 }
+
+// DTB_HOST_RECORD, read when the host starts, bounds each tab's record: the
+// newest requests stay.
+func TestHostRecordLimit(t *testing.T) {
+	browsertest.Need(t, browsertest.Find().Preferred(), "Chromium")
+	e := newCLI(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			w.Write([]byte("ok"))
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<!doctype html><title>ring</title><script>
+window.fire = async () => { for (let i = 0; i < 6; i++) await fetch('/api/' + i); return 'done'; };
+</script>`))
+	}))
+	t.Cleanup(srv.Close)
+	stopBrowserAtEnd(t, e)
+	env := []string{"DTB_HOST_RECORD=3"}
+	e.RunWith(t, env, "", "open", srv.URL).Exit(t, 0)
+	e.RunWith(t, env, "", "eval", "fire()").Exit(t, 0)
+	var list struct {
+		Requests []struct{ URL string }
+	}
+	r := e.Run(t, "network", "--filter", "/api/")
+	r.Exit(t, 0)
+	r.Decode(t, &list)
+	var urls []string
+	for _, q := range list.Requests {
+		urls = append(urls, q.URL[len(srv.URL):])
+	}
+	if strings.Join(urls, " ") != "/api/3 /api/4 /api/5" {
+		t.Fatalf("a record of 3 kept %q: %s", urls, r)
+	}
+}

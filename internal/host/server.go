@@ -32,6 +32,9 @@ type Options struct {
 	StateDir, Session string
 	Build             string
 	Idle              time.Duration // DefaultIdle when 0
+	// RecordLimit: requests and console messages kept per tab
+	// (pagedata.DefaultRecordLimit when 0).
+	RecordLimit int
 	Run               Runner
 }
 
@@ -79,7 +82,7 @@ func Serve(opts Options) error {
 	sockStat, _ := os.Stat(paths.Socket)
 	s := &server{opts: opts, paths: paths, ln: ln, pool: newPool(), lastUse: time.Now(), quit: make(chan struct{})}
 	cdp.Pool = s.pool
-	pagedata.Recording = pagedata.NewRecorder()
+	pagedata.Recording = pagedata.NewRecorder(opts.RecordLimit)
 	info := Info{PID: os.Getpid(), Since: time.Now().UTC().Truncate(time.Second), IdleLimit: opts.Idle.String(), Build: opts.Build, Socket: paths.Socket}
 	writeInfo(paths, info)
 	var infoMu sync.Mutex

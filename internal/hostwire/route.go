@@ -14,10 +14,13 @@ import (
 const HostCommand = "__session-host"
 
 // EnvHost turns the host off (DTB_HOST=off) or on for --cdp browsers too
-// (always); EnvHostIdle sets its idle limit (DTB_HOST_IDLE=DURATION).
+// (always); EnvHostIdle sets its idle limit (DTB_HOST_IDLE=DURATION) and
+// EnvHostRecord how many requests and console messages it keeps per tab
+// (DTB_HOST_RECORD=N). Both are read when a host starts.
 const (
-	EnvHost     = "DTB_HOST"
-	EnvHostIdle = "DTB_HOST_IDLE"
+	EnvHost       = "DTB_HOST"
+	EnvHostIdle   = "DTB_HOST_IDLE"
+	EnvHostRecord = "DTB_HOST_RECORD"
 )
 
 // What the front (cmd/dtb) tells the engine it hands a command to: the host
@@ -125,6 +128,9 @@ func StartArgs(engine, session string, getenv func(string) string) []string {
 	start := []string{engine, HostCommand, "--session", session}
 	if d := getenv(EnvHostIdle); d != "" {
 		start = append(start, "--idle", d)
+	}
+	if n := getenv(EnvHostRecord); n != "" {
+		start = append(start, "--record-limit", n)
 	}
 	return start
 }

@@ -104,7 +104,7 @@ const replayIdle = 40 * time.Millisecond
 // then, with o.Wait, the new ones for that long.
 //
 // Through the session host a tab it has used has a record of its own (every
-// document since the host's first use, ConsoleLimit messages): that record
+// document since the host's first use, up to the record limit): that record
 // is the list, "recordedSince" says from when.
 func ReadConsole(ctx context.Context, p *cdp.Page, o ConsoleOptions) (*ConsoleResult, error) {
 	var since time.Time

@@ -97,7 +97,7 @@ type NetworkResult struct {
 	// (Request.Hidden): --fail-on-failed cannot judge them.
 	Hidden int `json:"hidden,omitempty"`
 	// RecordedSince: the list is the session host's record of the tab,
-	// kept since the host first used it (every document, up to RecordLimit
+	// kept since the host first used it (every document, up to the record limit
 	// requests), not the current document's resource timing.
 	RecordedSince string `json:"recordedSince,omitempty"`
 	// HAR: the list was also written as HAR 1.2 (--har FILE).

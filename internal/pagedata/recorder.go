@@ -25,11 +25,10 @@ import (
 // nil in a dtb process that attaches for one command (the host sets it).
 var Recording *Recorder
 
-// RecordLimit is how many requests a tab's record keeps (the oldest go first).
-const RecordLimit = 5000
-
-// ConsoleLimit is how many console messages a tab's record keeps.
-const ConsoleLimit = 5000
+// DefaultRecordLimit is how many requests, and how many console messages, a
+// tab's record keeps unless the host is told otherwise (DTB_HOST_RECORD); the
+// oldest go first.
+const DefaultRecordLimit = 5000
 
 // BodyLimit caps a body `dtb network --body` prints.
 const BodyLimit = 4 << 20
@@ -39,24 +38,32 @@ const BodyLimit = 4 << 20
 // with methods, statuses, headers and bodies (the resource-timing path sees
 // none of these).
 type Recorder struct {
-	mu   sync.Mutex
-	tabs map[string]*tabRecord // by target id
+	mu    sync.Mutex
+	tabs  map[string]*tabRecord // by target id
+	limit int
 }
 
-// NewRecorder is an empty recorder.
-func NewRecorder() *Recorder { return &Recorder{tabs: map[string]*tabRecord{}} }
+// NewRecorder is an empty recorder whose tabs keep limit requests and limit
+// console messages each (DefaultRecordLimit when limit <= 0).
+func NewRecorder(limit int) *Recorder {
+	if limit <= 0 {
+		limit = DefaultRecordLimit
+	}
+	return &Recorder{tabs: map[string]*tabRecord{}, limit: limit}
+}
 
 type tabRecord struct {
 	ready chan struct{} // closed once conn is set, or the start failed
 	conn  *cdp.Conn
 	mu    sync.Mutex
-	reqs  []*hostRequest // oldest first, at most RecordLimit
+	reqs  []*hostRequest // oldest first, at most limit
+	limit int
 	byID  map[string]*hostRequest
 	since time.Time
 	// routed: what a route did to a request, by Network request id.
 	routed map[string]string
 	// console: the tab's console messages and exceptions from the host's
-	// first use on, across documents (at most ConsoleLimit).
+	// first use on, across documents (at most limit).
 	console *collector
 }
 
@@ -80,7 +87,7 @@ func (r *Recorder) Watch(ctx context.Context, wsURL string, dial func(context.Co
 		r.mu.Lock()
 		t := r.tabs[id]
 		if t == nil {
-			t = &tabRecord{ready: make(chan struct{}), byID: map[string]*hostRequest{}, since: time.Now()}
+			t = &tabRecord{ready: make(chan struct{}), byID: map[string]*hostRequest{}, since: time.Now(), limit: r.limit}
 			r.tabs[id] = t
 			r.mu.Unlock()
 			if !t.start(ctx, dial) {
@@ -207,7 +214,7 @@ func (t *tabRecord) collect(events <-chan cdp.Event) {
 			t.mu.Lock()
 			if t.console != nil {
 				t.console.add(ev)
-				t.console.bound(ConsoleLimit)
+				t.console.bound(t.limit)
 			}
 			t.mu.Unlock()
 			continue
@@ -249,7 +256,7 @@ func (t *tabRecord) apply(ev cdp.Event) {
 		}
 		t.byID[n.ID] = n
 		t.reqs = append(t.reqs, n)
-		if len(t.reqs) > RecordLimit {
+		if len(t.reqs) > t.limit {
 			old := t.reqs[0]
 			t.reqs = t.reqs[1:]
 			if t.byID[old.ID] == old {

@@ -11,9 +11,9 @@ import (
 // TestRecordApply: how the host's record turns Network events into requests:
 // a redirect keeps one entry whose Redirects name the hops, secrets are
 // redacted, a failure is kept with its text, and the record drops its oldest
-// entries beyond RecordLimit.
+// entries beyond tr.limit.
 func TestRecordApply(t *testing.T) {
-	tr := &tabRecord{byID: map[string]*hostRequest{}}
+	tr := &tabRecord{byID: map[string]*hostRequest{}, limit: 7}
 	apply := func(method string, params map[string]any) {
 		raw, _ := json.Marshal(params)
 		tr.apply(cdp.Event{Method: method, Params: raw})
@@ -55,11 +55,11 @@ func TestRecordApply(t *testing.T) {
 		t.Errorf("failed request: %+v", f)
 	}
 
-	for i := 0; i < RecordLimit+5; i++ {
+	for i := 0; i < tr.limit+5; i++ {
 		send("n"+strconv.Itoa(i), "http://a/"+strconv.Itoa(i), "GET", nil)
 	}
 	reqs = tr.requests()
-	if len(reqs) != RecordLimit || reqs[0].URL != "http://a/5" || tr.byID["1"] != nil {
-		t.Errorf("after %d more: %d kept, first %s", RecordLimit+5, len(reqs), reqs[0].URL)
+	if len(reqs) != tr.limit || reqs[0].URL != "http://a/5" || tr.byID["1"] != nil {
+		t.Errorf("after %d more: %d kept, first %s", tr.limit+5, len(reqs), reqs[0].URL)
 	}
 }
