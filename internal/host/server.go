@@ -35,7 +35,7 @@ type Options struct {
 	// RecordLimit: requests and console messages kept per tab
 	// (pagedata.DefaultRecordLimit when 0).
 	RecordLimit int
-	Run               Runner
+	Run         Runner
 }
 
 type server struct {
