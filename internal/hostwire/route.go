@@ -94,11 +94,6 @@ func Route(args []string, getenv func(string) string) (session string, ok bool) 
 			}
 		case "session":
 			session = val
-		case "out", "o", "file", "f", "chrome":
-			// Paths are the CLI's working directory's.
-			if val != "" && !filepath.IsAbs(val) {
-				return "", false
-			}
 		}
 	}
 	if args[1] == "eval" && !positional {
@@ -138,7 +133,13 @@ func StartArgs(engine, session string, getenv func(string) string) []string {
 // NewRequest is the request for args run in cwd with the CLI's environment
 // environ; outTTY and errTTY say whether its streams are terminals.
 func NewRequest(args []string, cwd string, environ []string, outTTY, errTTY bool) *Request {
-	return &Request{Argv: absoluteAtFiles(args, cwd), Env: forwardedEnv(environ), Cwd: cwd, OutTTY: outTTY, ErrTTY: errTTY}
+	env := forwardedEnv(environ)
+	for k, v := range env {
+		if kind, ok := pathEnv[k]; ok {
+			env[k] = absolute(kind, v, cwd)
+		}
+	}
+	return &Request{Argv: absolutePaths(args, cwd), Env: env, Cwd: cwd, OutTTY: outTTY, ErrTTY: errTTY}
 }
 
 // forwardedEnv is the part of the CLI's environment a command reads: the
@@ -191,39 +192,65 @@ func StopHost(args []string, getenv func(string) string) {
 	}
 }
 
-// absoluteAtFiles makes a relative @FILE of --body (dtb route) and a
-// relative --har FILE (dtb network) absolute: the host reads and writes
-// from its own working directory, not the CLI's.
-func absoluteAtFiles(args []string, cwd string) []string {
+// How a flag or variable names a file: a path, a path after "@" (a value of
+// dtb route --body is text or @FILE), or a program (a bare name is looked up
+// on the PATH, a name with a slash is a path).
+const (
+	isPath = iota + 1
+	isAtPath
+	isProgram
+)
+
+// pathFlags are the flags of the host's commands whose values are files of
+// the CLI's machine; pathEnv the variables that stand for such flags.
+var (
+	pathFlags = map[string]int{
+		"out": isPath, "o": isPath, "file": isPath, "f": isPath, "har": isPath,
+		"user-data-dir": isPath, "cdp-ca": isPath, "body": isAtPath, "chrome": isProgram,
+	}
+	pathEnv = map[string]int{"DTB_USER_DATA_DIR": isPath, "DTB_CDP_CA": isPath, "DTB_CHROME": isProgram}
+)
+
+// absolutePaths makes the relative files that args name absolute: the host
+// reads and writes from its own working directory, not the CLI's.
+func absolutePaths(args []string, cwd string) []string {
 	out := append([]string(nil), args...)
 	for i := 2; i < len(out); i++ {
 		a := out[i]
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		kind, ok := pathFlags[name]
 		switch {
-		case a == "--body" && i+1 < len(out):
-			out[i+1] = absoluteAt(out[i+1], cwd)
+		case !ok:
+		case hasVal:
+			out[i] = a[:len(a)-len(val)] + absolute(kind, val, cwd)
+		case i+1 < len(out):
+			out[i+1] = absolute(kind, out[i+1], cwd)
 			i++
-		case strings.HasPrefix(a, "--body="):
-			out[i] = "--body=" + absoluteAt(strings.TrimPrefix(a, "--body="), cwd)
-		case a == "--har" && i+1 < len(out):
-			out[i+1] = absolutePath(out[i+1], cwd)
-			i++
-		case strings.HasPrefix(a, "--har="):
-			out[i] = "--har=" + absolutePath(strings.TrimPrefix(a, "--har="), cwd)
 		}
 	}
 	return out
 }
 
-func absoluteAt(v, cwd string) string {
-	if f, ok := strings.CutPrefix(v, "@"); ok {
-		return "@" + absolutePath(f, cwd)
+func absolute(kind int, v, cwd string) string {
+	switch kind {
+	case isAtPath:
+		if f, ok := strings.CutPrefix(v, "@"); ok {
+			return "@" + absolute(isPath, f, cwd)
+		}
+		return v
+	case isProgram:
+		if !strings.Contains(v, "/") {
+			return v
+		}
+	}
+	if v != "" && v != "-" && !filepath.IsAbs(v) && cwd != "" {
+		return filepath.Join(cwd, v)
 	}
 	return v
-}
-
-func absolutePath(p, cwd string) string {
-	if p != "" && !filepath.IsAbs(p) && cwd != "" {
-		return filepath.Join(cwd, p)
-	}
-	return p
 }

@@ -1,0 +1,77 @@
+package hostwire
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestHostRoute(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i+1 < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	cases := []struct {
+		args    []string
+		env     func(string) string
+		session string
+		ok      bool
+	}{
+		{[]string{"dtb", "eval", "1+1"}, env(), "default", true},
+		{[]string{"dtb", "eval", "1+1", "--session", "w"}, env(), "w", true},
+		{[]string{"dtb", "eval", "1+1", "--session=w"}, env("DTB_SESSION", "x"), "w", true},
+		{[]string{"dtb", "click", "#a"}, env("DTB_SESSION", "x"), "x", true},
+		{[]string{"dtb", "eval"}, env(), "", false},      // the expression from stdin
+		{[]string{"dtb", "eval", "-"}, env(), "", false}, // stdin
+		{[]string{"dtb", "eval", "1", "--help"}, env(), "", false},
+		{[]string{"dtb", "eval", "1"}, env("DTB_HOST", "off"), "", false},
+		{[]string{"dtb", "eval", "1", "--cdp", "http://h:1"}, env(), "", false},
+		{[]string{"dtb", "eval", "1", "--cdp", "http://h:1"}, env("DTB_HOST", "always"), "default", true},
+		{[]string{"dtb", "eval", "1"}, env("DTB_CDP", "http://h:1"), "", false},
+		{[]string{"dtb", "screenshot", "--out", "a.png"}, env(), "default", true}, // made absolute: NewRequest
+		{[]string{"dtb", "screenshot", "--out", "/tmp/a.png"}, env(), "default", true},
+		{[]string{"dtb", "status"}, env(), "", false},
+		{[]string{"dtb", "upload", "#f", "/tmp/x"}, env(), "", false},
+		{[]string{"dtb", "state"}, env(), "", false},
+		{[]string{"dtb", "eval", "1", "--session", "../x"}, env(), "", false},
+		{[]string{"dtb", "--version"}, env(), "", false},
+	}
+	for _, c := range cases {
+		session, ok := Route(c.args, c.env)
+		if session != c.session || ok != c.ok {
+			t.Errorf("Route(%q) = %q, %v; want %q, %v", c.args, session, ok, c.session, c.ok)
+		}
+	}
+}
+
+// The files a command names are the CLI's: relative ones are made absolute
+// against its working folder, in flags and in the variables that stand for
+// flags; a program name without a slash stays a name to look up.
+func TestNewRequestPaths(t *testing.T) {
+	args := []string{"dtb", "screenshot", "--out", "a.png", "-o=b/c.png", "--body", "@x.json", "--body=text", "--har=h.har",
+		"--chrome", "chromium", "--chrome=./bin/chrome", "--user-data-dir", "/abs/p", "-f", "e.js", "--jq", "out", "--", "--out", "z"}
+	env := []string{"DTB_CDP_CA=ca.pem", "DTB_CHROME=chromium", "DTB_USER_DATA_DIR=prof", "HOME=/h", "DTB_FRONT_HOST_GONE=x"}
+	r := NewRequest(args, "/w", env, false, true)
+	want := []string{"dtb", "screenshot", "--out", "/w/a.png", "-o=/w/b/c.png", "--body", "@/w/x.json", "--body=text", "--har=/w/h.har",
+		"--chrome", "chromium", "--chrome=/w/bin/chrome", "--user-data-dir", "/abs/p", "-f", "/w/e.js", "--jq", "out", "--", "--out", "z"}
+	if !slices.Equal(r.Argv, want) {
+		t.Errorf("argv\n got %q\nwant %q", r.Argv, want)
+	}
+	wantEnv := map[string]string{"DTB_CDP_CA": "/w/ca.pem", "DTB_CHROME": "chromium", "DTB_USER_DATA_DIR": "/w/prof"}
+	if len(r.Env) != len(wantEnv) {
+		t.Errorf("env %v, want %v", r.Env, wantEnv)
+	}
+	for k, v := range wantEnv {
+		if r.Env[k] != v {
+			t.Errorf("env %s = %q, want %q", k, r.Env[k], v)
+		}
+	}
+	if r.Cwd != "/w" || r.OutTTY || !r.ErrTTY {
+		t.Errorf("request %+v", r)
+	}
+}
