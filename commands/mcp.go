@@ -38,8 +38,8 @@ server that starts ends what killed servers left. Pages
 are web pages: file:, chrome:, view-source: and javascript: URLs are refused
 unless --allow-file-urls. Files a tool writes go to --output-dir (default the
 session's folder in the cache), uploads come only from --upload-root (default
-the working folder). Element lookups wait --timeout (default 5s) unless a call
-gives its own. --deny eval,upload,run switches those tools off; --allow offers
+the working folder). Element lookups wait --timeout (default 5s); the wait
+tool waits longer when a call says. --deny eval,upload,run switches those tools off; --allow offers
 only the tools named.
 
 Examples:
@@ -59,7 +59,7 @@ func mcpFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "allow", Usage: "offer only the tools `TOOL,…`", EnvVars: []string{"DTB_MCP_ALLOW"}},
 		&cli.StringFlag{Name: "tools", Value: "all", Usage: "`PROFILE`: all, or core (open, inspect, click, type, press, select, screenshot, extract, state, run) for hosts that want fewer", EnvVars: []string{"DTB_MCP_TOOLS"}},
 		&cli.StringSliceFlag{Name: "deny", Usage: "never offer the tools `TOOL,…` (e.g. eval,upload,run)", EnvVars: []string{"DTB_MCP_DENY"}},
-		&cli.DurationFlag{Name: "timeout", Value: 5 * time.Second, Usage: "how long element lookups wait by default (a call's timeout wins)", EnvVars: []string{"DTB_MCP_TIMEOUT"}},
+		&cli.DurationFlag{Name: "timeout", Value: 5 * time.Second, Usage: "how long element lookups wait (a wait call's timeout wins)", EnvVars: []string{"DTB_MCP_TIMEOUT"}},
 		&cli.BoolFlag{Name: "allow-file-urls", Usage: "let tools open file:, chrome: and other local URLs (they can read local files)", EnvVars: []string{"DTB_MCP_ALLOW_FILE_URLS"}},
 		&cli.StringFlag{Name: "output-dir", Usage: "the folder `DIR` every file a tool writes goes to (default: the session's folder under the cache)", EnvVars: []string{"DTB_MCP_OUTPUT_DIR"}},
 		&cli.StringFlag{Name: "upload-root", Usage: "the folder `DIR` uploads may come from (default: the working folder)", EnvVars: []string{"DTB_MCP_UPLOAD_ROOT"}},
@@ -132,7 +132,7 @@ func runMCP(c *cli.Context, inv *invocation) (any, error) {
 		UploadRoot:    c.String("upload-root"),
 		Instructions: "dtb drives a browser (open, inspect, click, type, extract, screenshot …) and a web app's dev toolbar (state, commands, run). " +
 			"inspect lists elements with refs (e1 …): pass them to other tools as \"@e1\". Results are JSON; a failed call's JSON has a stable \"reason\". " +
-			"jq filters a result to what you need.",
+			"jq filters a result to what you need. Element tools wait a few seconds for their element: call wait first for a slower one.",
 	}
 	if opts.OutputDir == "" {
 		cache, err := dtbsession.CacheDir()

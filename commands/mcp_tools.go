@@ -35,49 +35,54 @@ func withKind(p mcpserver.Param, kind string) mcpserver.Param { p.Kind = kind; r
 
 func oneOf(p mcpserver.Param, values ...string) mcpserver.Param { p.Enum = values; return p }
 
+func withDefault(p mcpserver.Param, v any) mcpserver.Param { p.Default = v; return p }
+
 var (
-	argElement = arg("selector", "string", "the element: a ref from inspect (@e3) or a CSS selector")
-	argTarget  = arg("target", "string", "the drop target: a ref (@e5) or a CSS selector")
+	argElement = arg("selector", "string", "ref (@e3) or CSS selector")
+	argTarget  = arg("target", "string", "drop target: ref (@e5) or CSS selector")
+	// select and upload take the element as a leading ref; a CSS selector is
+	// a flag of theirs the tools leave to the locator.
+	argRef = arg("selector", "string", "ref (@e3) of the element")
 )
 
 var mcpInfos = map[string]mcpInfo{
-	"open":          {"Open URL", "Open a web page in the session's tab (reused; new_tab for another) and wait for it to load.", []mcpserver.Param{required(withKind(arg("url", "string", "the page's address"), mcpserver.KindURL))}, "iw", true},
-	"back":          {"Go back", "Go back one entry in the tab's history.", nil, "w", false},
-	"forward":       {"Go forward", "Go forward one entry in the tab's history.", nil, "w", false},
-	"reload":        {"Reload", "Reload the tab.", nil, "iw", false},
-	"close":         {"Close tab", "Close the current tab or the one given, if dtb opened it.", nil, "d", false},
-	"status":        {"Session status", "The session's browser, tabs and current tab.", nil, "ri", false},
-	"inspect":       {"List elements", "List the page's interactive elements with refs (e1 …) to pass to other tools as @e1.", nil, "riw", false},
-	"extract":       {"Read page", "Read the page (or a URL) as text, reader view, Markdown, links and headings.", []mcpserver.Param{withKind(arg("url", "string", "a page to open first; default the current tab"), mcpserver.KindURL)}, "rw", false},
-	"screenshot":    {"Screenshot", "Take a screenshot of the page or one element; the image is returned.", []mcpserver.Param{arg("locator", "string", "an element to capture: a ref (@e3) or a CSS selector")}, "riw", false},
-	"pdf":           {"Save PDF", "Print the page to a PDF file in the output folder.", nil, "riw", false},
-	"click":         {"Click", "Click an element and report what changed.", []mcpserver.Param{argElement}, "w", true},
-	"hover":         {"Hover", "Move the mouse over an element.", []mcpserver.Param{argElement}, "iw", false},
-	"check":         {"Check", "Check a checkbox or radio button.", []mcpserver.Param{argElement}, "iw", true},
-	"uncheck":       {"Uncheck", "Uncheck a checkbox.", []mcpserver.Param{argElement}, "iw", true},
-	"type":          {"Type text", "Type text into an input, or the focused element.", []mcpserver.Param{argElement, required(arg("text", "string", "the text to type"))}, "w", true},
-	"press":         {"Press key", "Press a key or chord (Enter, Control+A) on an element or the focused one.", []mcpserver.Param{argElement, required(arg("key", "string", "the key, e.g. Enter, Tab, Control+A"))}, "w", true},
-	"select":        {"Select option", "Choose options of a <select> by value (or label).", []mcpserver.Param{required(arg("values", "array", "the option values to choose"))}, "iw", true},
-	"upload":        {"Upload files", "Set files from the upload folder on a file input.", []mcpserver.Param{required(withKind(arg("files", "array", "file paths inside the upload folder"), mcpserver.KindUpload))}, "w", false},
-	"drag":          {"Drag", "Drag an element onto another.", []mcpserver.Param{arg("source", "string", "the element to drag: a ref (@e3) or a CSS selector"), argTarget}, "w", false},
-	"scroll":        {"Scroll", "Scroll an element into view, by an amount, or to an edge.", []mcpserver.Param{argElement}, "iw", false},
-	"wait":          {"Wait", "Wait until the page loads, an element appears or goes, the URL matches, or a script is true.", nil, "riw", false},
-	"eval":          {"Run JavaScript", "Evaluate a JavaScript expression in the page and return its value.", []mcpserver.Param{required(arg("expr", "string", "the expression; a promise is awaited"))}, "dw", true},
-	"dialog":        {"Dialog", "Show the page's open alert/confirm/prompt, or answer it.", []mcpserver.Param{oneOf(arg("answer", "string", "accept or dismiss; leave out to only look"), "accept", "dismiss")}, "w", false},
-	"console":       {"Console", "The page's console messages and uncaught errors.", nil, "riw", false},
-	"network":       {"Network", "The page's network requests, with failures.", nil, "riw", false},
+	"open":          {"Open URL", "Open a URL in the session's tab (new_tab for another) and wait for it to load.", []mcpserver.Param{required(withKind(arg("url", "string", "the page's address"), mcpserver.KindURL))}, "iw", false},
+	"back":          {"Go back", "Go back in the tab's history.", nil, "w", false},
+	"forward":       {"Go forward", "Go forward in the tab's history.", nil, "w", false},
+	"reload":        {"Reload", "Reload the page, e.g. after changing cookies or storage.", nil, "iw", false},
+	"close":         {"Close tab", "Close a tab dtb opened, by default the current one.", nil, "d", false},
+	"status":        {"Session status", "The session's browser and tabs: which page is current.", nil, "ri", false},
+	"inspect":       {"List elements", "List the page's interactive elements with refs (e1 …); pass them to other tools as @e1.", nil, "riw", false},
+	"extract":       {"Read page", "Read a page as text, reader view, Markdown, links and headings.", []mcpserver.Param{withKind(arg("url", "string", "a page to open first"), mcpserver.KindURL)}, "rw", false},
+	"screenshot":    {"Screenshot", "Screenshot the page or an element; the image is returned.", []mcpserver.Param{arg("locator", "string", "element to capture: ref (@e3) or CSS selector")}, "riw", false},
+	"pdf":           {"Save PDF", "Save the page as a PDF file in the output folder.", nil, "riw", false},
+	"click":         {"Click", "Click an element; the result says what changed.", []mcpserver.Param{argElement}, "w", true},
+	"hover":         {"Hover", "Hover over an element, e.g. to open a menu or tooltip.", []mcpserver.Param{argElement}, "iw", false},
+	"check":         {"Check", "Check a checkbox or radio button.", []mcpserver.Param{argElement}, "iw", false},
+	"uncheck":       {"Uncheck", "Uncheck a checkbox.", []mcpserver.Param{argElement}, "iw", false},
+	"type":          {"Type text", "Type text into a field, or the focused element.", []mcpserver.Param{argElement, required(arg("text", "string", "the text to type"))}, "w", true},
+	"press":         {"Press key", "Press a key or chord (Enter, Control+A) on an element or the focused one.", []mcpserver.Param{argElement, required(arg("key", "string", "e.g. Enter, Tab, Control+A"))}, "w", true},
+	"select":        {"Select option", "Choose options of a <select> by value or label.", []mcpserver.Param{argRef, required(arg("values", "array", "option values or labels"))}, "iw", false},
+	"upload":        {"Upload files", "Put files from the upload folder on a file input.", []mcpserver.Param{argRef, required(withKind(arg("files", "array", "file paths in the upload folder"), mcpserver.KindUpload))}, "w", false},
+	"drag":          {"Drag", "Drag an element onto another.", []mcpserver.Param{arg("source", "string", "ref (@e3) or CSS selector"), argTarget}, "w", false},
+	"scroll":        {"Scroll", "Scroll an element into view, by pixels, or to an edge.", []mcpserver.Param{argElement}, "iw", false},
+	"wait":          {"Wait", "Wait for the load, an element to appear or go, the URL or a script, before acting on a slow page.", nil, "riw", false},
+	"eval":          {"Run JavaScript", "Run JavaScript in the page and return its value, for what no other tool does.", []mcpserver.Param{required(arg("expr", "string", "expression; promises are awaited"))}, "dw", true},
+	"dialog":        {"Dialog", "See the page's open alert, confirm or prompt, or answer it.", []mcpserver.Param{oneOf(arg("answer", "string", "leave out to only look"), "accept", "dismiss")}, "w", false},
+	"console":       {"Console", "The page's console messages and uncaught errors, to debug it.", nil, "riw", false},
+	"network":       {"Network", "The page's network requests and failures, to debug loading.", nil, "riw", false},
 	"cookies_get":   {"Get cookies", "List the cookies of the tab's URL.", []mcpserver.Param{arg("name", "string", "only this cookie")}, "riw", false},
 	"cookies_set":   {"Set cookie", "Set a cookie for the tab's URL.", []mcpserver.Param{required(arg("name", "string", "the cookie's name")), required(arg("value", "string", "the cookie's value"))}, "iw", false},
 	"cookies_clear": {"Clear cookies", "Delete the tab's cookies, or one.", []mcpserver.Param{arg("name", "string", "only this cookie")}, "diw", false},
-	"storage": {"Web storage", "List, get, set, remove or clear localStorage or sessionStorage.", []mcpserver.Param{
+	"storage": {"Web storage", "Read or change the page's localStorage or sessionStorage.", []mcpserver.Param{
 		required(oneOf(arg("area", "string", "which storage"), "local", "session")),
-		oneOf(arg("op", "string", "what to do (default list)"), "list", "get", "set", "remove", "clear"),
+		withDefault(oneOf(arg("op", "string", "what to do"), "list", "get", "set", "remove", "clear"), "list"),
 		arg("key", "string", "the key"), arg("value", "string", "the value to set")}, "dw", false},
-	"search":         {"Web search", "Search the web and return classified hits.", []mcpserver.Param{required(arg("queries", "array", "one or more queries"))}, "rw", false},
+	"search":         {"Web search", "Search the web; returns ranked hits with URLs.", []mcpserver.Param{required(arg("queries", "array", "one or more queries"))}, "rw", false},
 	"state":          {"Toolbar state", "The app's own state from its dev toolbar: flags, metrics, environment.", nil, "riw", false},
-	"commands":       {"Toolbar commands", "The app toolbar's commands, with their inputs, for run.", nil, "riw", false},
-	"run":            {"Run toolbar command", "Run one of the app toolbar's commands.", []mcpserver.Param{required(arg("id", "string", "the command's id (see commands)")), {Name: "input", Type: "object", Description: "the command's input"}}, "dw", false},
-	"browser_launch": {"Launch browser", "Start the session's browser (other tools start it when needed).", nil, "i", false},
+	"commands":       {"Toolbar commands", "List the app toolbar's commands and their inputs, before run.", nil, "riw", false},
+	"run":            {"Run toolbar command", "Run one of the app toolbar's commands (see commands).", []mcpserver.Param{required(arg("id", "string", "command id from commands")), {Name: "input", Type: "object", Description: "the command's input"}}, "dw", false},
+	"browser_launch": {"Launch browser", "Start the session's browser; other tools start it when needed.", nil, "i", false},
 	"browser_stop":   {"Stop browser", "Stop the session's browser.", nil, "di", false},
 	"version":        {"Version", "dtb's version.", nil, "ri", false},
 }
@@ -111,17 +116,51 @@ var mcpDropped = map[string]bool{
 	"css": true, "ref": true, "exact": true, "x": true, "y": true, "frame": true, "within": true,
 }
 
-// mcpShared are the words of the options most tools share, said once briefly.
+// mcpShared are a model's words for options: the ones most tools share, said
+// once briefly, and the ones whose CLI usage lists what the enum already says
+// or reads as help (placeholders, defaults, flag names).
 var mcpShared = map[string]string{
-	"jq":       "jq filter for the result",
-	"timeout":  "max wait, e.g. 5s",
-	"tab":      "tab id or alias; default the current",
-	"dialog":   "answer a dialog it raises",
-	"role":     "the element's ARIA role",
-	"name":     "its accessible name (with role)",
-	"label":    "a form field's label",
-	"has_text": "text the element shows",
-	"nth":      "which match, from 0",
+	"jq":        "jq filter",
+	"timeout":   "max wait",
+	"tab":       "tab id; default the current",
+	"dialog":    "answer a dialog it opens",
+	"role":      "ARIA role",
+	"name":      "accessible name",
+	"has_text":  "visible text",
+	"label":     "the form field's label",
+	"js":        "JavaScript that must be truthy",
+	"gone":      "wait for the element to go",
+	"load":      "wait for the load",
+	"count":     "2 for a double click",
+	"text":      "text for a prompt",
+	"hard":      "bypass the cache",
+	"full":      "the whole page, beyond the viewport",
+	"dy":        "pixels down (negative: up)",
+	"button":    "mouse button",
+	"format":    "image format",
+	"wait":      "load event to wait for",
+	"level":     "lowest level listed",
+	"to":        "edge to scroll to",
+	"reporter":  "one page's reporter id",
+	"engine":    "duckduckgo, bing, google, brave or a URL with %s",
+	"include":   "comma-separated: text, reader, markdown, links, headings, frames",
+	"max_chars": "cut texts at this many characters",
+	"until":     "jq predicate to poll the state for",
+	"filter":    "URL substring or /regexp/",
+	"in":        "only inside this element (CSS or @e3)",
+	"limit":     "at most this many hits",
+	"wait_text": "wait until the page shows this text",
+	"force":     "click even if covered",
+	"by_label":  "match labels, not values",
+}
+
+// mcpToolWords are words for one tool's option whose name means something
+// else elsewhere, by "tool.property".
+var mcpToolWords = map[string]string{
+	"console.clear":   "empty the buffer after reading",
+	"type.clear":      "replace the current content",
+	"wait.url":        "text the URL must contain",
+	"cookies_get.url": "URLs to read instead of the tab's",
 }
 
 // mcpToolFlags are the command flags each tool offers besides jq, the
@@ -129,28 +168,25 @@ var mcpShared = map[string]string{
 // needs, so that tools/list stays small. A flag not listed stays the CLI's.
 var mcpToolFlags = map[string]string{
 	"open":        "current wait",
-	"back":        "wait",
-	"forward":     "wait",
 	"reload":      "hard",
-	"inspect":     "in full",
+	"inspect":     "in",
 	"extract":     "include max-chars wait-text",
 	"screenshot":  "full format out",
-	"pdf":         "out landscape",
+	"pdf":         "out",
 	"click":       "button count force",
 	"type":        "clear submit",
 	"select":      "by-label",
 	"scroll":      "dy to",
 	"wait":        "load gone url js",
-	"eval":        "no-await",
 	"dialog":      "text",
 	"console":     "level clear",
 	"network":     "failed filter",
 	"cookies_get": "url",
 	"cookies_set": "url",
 	"search":      "engine limit",
-	"state":       "until via reporter",
-	"commands":    "via reporter",
-	"run":         "via reporter",
+	"state":       "until reporter",
+	"commands":    "reporter",
+	"run":         "reporter",
 	"drag":        "",
 }
 
@@ -158,16 +194,27 @@ var mcpToolFlags = map[string]string{
 var mcpAlways = map[string]bool{"jq": true, "tab": true, "timeout": true}
 
 // mcpJQTools take jq: the tools whose results are long.
-var mcpJQTools = map[string]bool{"open": true, "click": true, "type": true, "inspect": true, "extract": true, "state": true, "commands": true, "status": true, "console": true, "network": true, "eval": true, "cookies_get": true, "search": true, "run": true, "storage": true, "screenshot": true}
+var mcpJQTools = map[string]bool{"inspect": true, "extract": true, "state": true, "commands": true, "status": true, "console": true, "network": true, "cookies_get": true, "search": true, "run": true, "storage": true, "screenshot": true}
 
-// mcpLocator are the locator flags a model gets besides the element argument.
-var mcpLocator = map[string]bool{"role": true, "name": true, "text": true}
+// mcpLocator are the locator flags a tool offers besides its element
+// argument: what a page shows for the tools aimed at by it, a form field's
+// label for the form tools. The other tools take a ref or CSS selector only.
+var mcpLocator = map[string]string{"click": "role name text", "wait": "role name text", "type": "label", "select": "label", "check": "label", "uncheck": "label"}
 
-// mcpTabTools take tab: the others act on the session's current tab.
-var mcpTabTools = map[string]bool{"close": true, "inspect": true, "extract": true, "screenshot": true, "eval": true}
+// mcpDataTools declare an output schema: their results are data a host may
+// use. Every object result is structured content; the other tools' results
+// are acknowledgements of an action (or, for eval, any value) and declare none.
+var mcpDataTools = map[string]bool{"open": true, "status": true, "inspect": true, "extract": true, "screenshot": true, "pdf": true, "console": true, "network": true, "cookies_get": true, "storage": true, "search": true, "state": true, "commands": true, "run": true, "dialog": true, "version": true}
 
-// mcpWaitTools take timeout: they wait for the page or an element.
-var mcpWaitTools = map[string]bool{"open": true, "extract": true, "eval": true, "run": true, "state": true, "commands": true, "wait": true, "search": true, "reload": true, "back": true, "forward": true, "screenshot": true, "inspect": true, "pdf": true}
+// mcpTabTools take tab: the others act on the session's current tab (open
+// with new_tab makes the new one current).
+var mcpTabTools = map[string]bool{"close": true}
+
+// mcpWaitTools take timeout: they wait for the page, the page's code or the
+// toolbar. Element tools wait the server's short timeout; a model that
+// expects a slow element calls wait first (navigations keep the CLI's ample
+// default).
+var mcpWaitTools = map[string]bool{"open": true, "extract": true, "eval": true, "run": true, "state": true, "wait": true, "search": true}
 
 // mcpImageTools return their captured file as image content too.
 var mcpImageTools = map[string]bool{"screenshot": true}
@@ -203,7 +250,7 @@ func mcpTool(path []string, c *cli.Command, lookupTimeout time.Duration) mcpserv
 		info = mcpInfo{title: name, desc: c.Usage, hints: "w"}
 	}
 	t := mcpserver.Tool{
-		Name: name, Command: path, Title: info.title, Description: info.desc, Image: mcpImageTools[c.Name],
+		Name: name, Command: path, Title: info.title, Description: info.desc, Image: mcpImageTools[c.Name], OutputSchema: mcpDataTools[name],
 		ReadOnly: strings.Contains(info.hints, "r"), Destructive: strings.Contains(info.hints, "d"),
 		Idempotent: strings.Contains(info.hints, "i"), OpenWorld: strings.Contains(info.hints, "w"),
 	}
@@ -211,7 +258,8 @@ func mcpTool(path []string, c *cli.Command, lookupTimeout time.Duration) mcpserv
 	for _, n := range mcpServerOwned {
 		owned[n] = true
 	}
-	lookup := false
+	// A command that looks an element up waits the server's short timeout.
+	lookup := hasLocator(c)
 	for _, f := range prepareFlags(c) {
 		fname := flagName(f)
 		if owned[fname] || mcpDropped[fname] && !(fname == "dialog" && info.dialog) || strings.HasPrefix(fname, "to-") && name == "drag" {
@@ -224,15 +272,14 @@ func mcpTool(path []string, c *cli.Command, lookupTimeout time.Duration) mcpserv
 		if !locator && !mcpAlways[fname] && !slices.Contains(strings.Fields(mcpToolFlags[name]), fname) && !(fname == "dialog" && info.dialog) {
 			continue
 		}
-		if fname == "jq" && !mcpJQTools[name] || locator && !mcpLocator[fname] {
+		if fname == "jq" && !mcpJQTools[name] || locator && !slices.Contains(strings.Fields(mcpLocator[name]), fname) {
 			continue
 		}
-		if fname == "tab" && !mcpTabTools[name] || fname == "timeout" && !locator && !mcpWaitTools[name] && !hasLocator(c) {
+		if fname == "tab" && !mcpTabTools[name] || fname == "timeout" && !mcpWaitTools[name] {
 			continue
 		}
 		p := mcpParam(f)
 		if locator {
-			lookup = true
 			if fname == "text" {
 				p.Name = "has_text" // "text" is what type types
 			}
@@ -240,15 +287,18 @@ func mcpTool(path []string, c *cli.Command, lookupTimeout time.Duration) mcpserv
 				p.Description = w
 			}
 		}
+		if w, ok := mcpToolWords[name+"."+p.Name]; ok {
+			p.Description = w
+		}
 		switch fname {
 		case "out":
 			p.Kind = mcpserver.KindPath
-			p.Description = "file name in the output folder (default: a new file there)"
+			p.Description = "file name in the output folder"
 		case "engine":
 			p.Kind = mcpserver.KindURL
 		case "current":
 			if name == "open" {
-				p.Name, p.Description, p.Invert = "new_tab", "open in a new tab instead of the session's tab", true
+				p.Name, p.Description, p.Invert = "new_tab", "open in a new tab", true
 			}
 		}
 		t.Params = append(t.Params, p)
@@ -275,7 +325,7 @@ func mcpTool(path []string, c *cli.Command, lookupTimeout time.Duration) mcpserv
 func mcpParam(f cli.Flag) mcpserver.Param {
 	name := flagName(f)
 	p := mcpserver.Param{Name: mcpName(name), Flag: name, Type: flagType(f), Enum: flagChoices[name], Description: mcpWords(flagUsage(f))}
-	if w, ok := mcpShared[name]; ok {
+	if w, ok := mcpShared[p.Name]; ok {
 		p.Description = w
 	}
 	switch f := f.(type) {

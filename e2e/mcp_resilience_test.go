@@ -83,18 +83,18 @@ func TestMCPResilience(t *testing.T) {
 	}
 	call(4, "open", `{"url":"data:text/html,<p>hello</p>"}`)
 	next()
-	call(5, "eval", `{"expr":"1","jq":"def f: f; f","timeout":"2s"}`)
+	call(5, "extract", `{"include":"text","jq":"def f: f; f","timeout":"2s"}`)
 	if m := next(); !strings.Contains(text(m), `"timeout"`) {
 		t.Errorf("looping jq: %v", m)
 	}
-	call(6, "eval", `{"expr":"1","jq":"def f: f; f","timeout":"60s"}`)
+	call(6, "extract", `{"include":"text","jq":"def f: f; f","timeout":"60s"}`)
 	time.Sleep(time.Second)
 	send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":6}}`)
 	call(7, "eval", `{"expr":"document.body.textContent"}`)
 	if m := next(); m["id"] != float64(7) || text(m) != `"hello"` {
 		t.Errorf("after a cancelled call, got %v (a cancelled request gets no response)", m)
 	}
-	call(8, "eval", `{"expr":"1","jq":"def f: f; f","timeout":"60s"}`)
+	call(8, "extract", `{"include":"text","jq":"def f: f; f","timeout":"60s"}`)
 	time.Sleep(time.Second)
 	start := time.Now()
 	cmd.Process.Signal(syscall.SIGTERM)

@@ -18,7 +18,13 @@ import (
 // the shared relay's page) and connects the SDK's own client to it over stdio.
 func mcpSession(t *testing.T, extra ...string) *mcp.ClientSession {
 	t.Helper()
-	cmd := exec.Command(cli.Bin, append([]string{"mcp", "--session", "e2e"}, extra...)...)
+	return mcpSessionNamed(t, "e2e", extra...)
+}
+
+// mcpSessionNamed is mcpSession in the dtb session named.
+func mcpSessionNamed(t *testing.T, session string, extra ...string) *mcp.ClientSession {
+	t.Helper()
+	cmd := exec.Command(cli.Bin, append([]string{"mcp", "--session", session}, extra...)...)
 	cmd.Env = cli.Environ()
 	cmd.Dir = root
 	var stderr bytes.Buffer
@@ -142,8 +148,8 @@ func TestMCPTools(t *testing.T) {
 	if got, _ := get(props("screenshot"), "format", "enum").([]any); !slices.Equal(got, []any{"jpeg", "png"}) {
 		t.Errorf("screenshot.format enum = %v", got)
 	}
-	if got, _ := get(props("state"), "via", "enum").([]any); !slices.Equal(got, []any{"relay", "cdp"}) {
-		t.Errorf("state.via enum = %v", got)
+	if get(props("state"), "reporter", "type") != "string" || props("state")["via"] != nil {
+		t.Errorf("state's properties: %v", props("state"))
 	}
 	if !slices.Contains(required("open"), any("url")) || !slices.Contains(required("run"), any("id")) {
 		t.Errorf("required: open %v, run %v", required("open"), required("run"))
@@ -172,7 +178,10 @@ func TestMCPTools(t *testing.T) {
 	}
 
 	rid := reporterID("mcp")
-	tab := strings.Trim(strings.TrimSpace(toolOK(t, cs, "open", map[string]any{"url": shared.page("reporterId=" + rid), "jq": ".tab.id"})), `"`)
+	tab, _ := get(callTool(t, cs, "open", map[string]any{"url": shared.page("reporterId=" + rid)}).StructuredContent, "tab", "id").(string)
+	if tab == "" {
+		t.Fatal("open returned no tab id")
+	}
 	t.Cleanup(func() { dtb(t, "close", "--session", "e2e", "--tab", tab).OK(t) })
 	// The page records its own clicks; the button is found through inspect's ref.
 	toolOK(t, cs, "eval", map[string]any{"expr": `document.body.insertAdjacentHTML('beforeend', '<button id="mcp-press" onclick="window.mcpClicks = (window.mcpClicks || 0) + 1">Press for MCP</button>'), true`})
@@ -252,7 +261,7 @@ func TestMCPTools(t *testing.T) {
 	}
 
 	// A bad locator is a tool error with the CLI's reason.
-	bad := callTool(t, cs, "click", map[string]any{"selector": "#no-such-element-anywhere", "timeout": "1s"})
+	bad := callTool(t, cs, "click", map[string]any{"selector": "#no-such-element-anywhere"})
 	if !bad.IsError {
 		t.Fatalf("click on a missing element succeeded: %s", toolText(t, "click", bad))
 	}
@@ -304,4 +313,123 @@ func TestMCPDeny(t *testing.T) {
 func TestMCPUnknownToolInList(t *testing.T) {
 	r := dtb(t, "mcp", "--deny", "evl")
 	r.Fails(t, 2, "usage")
+}
+
+// tools/list stays small, and results are structured content: an object
+// result is itself, beside the same JSON as text; a jq value that is no
+// object is wrapped for the tools that declare an output schema, and is no
+// structured content for the others. The go-sdk client checks neither, so
+// the test checks both against the declared schemas.
+func TestMCPStructuredContent(t *testing.T) {
+	needBrowser(t)
+	// A session of its own with no browser yet: no toolbar is connected at
+	// the start, so run's schema is the one every host first sees.
+	cs := mcpSessionNamed(t, reporterID("e2e-structured"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(list.Tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("tools/list: %d tools, %d bytes", len(list.Tools), len(b))
+	if len(b) > 16384 {
+		t.Errorf("tools/list is %d bytes, over 16 KiB", len(b))
+	}
+	schema := map[string]bool{}
+	for _, tool := range list.Tools {
+		if tool.Annotations == nil || tool.Title == "" {
+			t.Errorf("%s: annotations %v, title %q", tool.Name, tool.Annotations, tool.Title)
+		}
+		if tool.OutputSchema != nil {
+			schema[tool.Name] = true
+			if get(tool.OutputSchema, "type") != "object" {
+				t.Errorf("%s: output schema %v", tool.Name, tool.OutputSchema)
+			}
+		}
+	}
+	for _, want := range []string{"open", "status", "inspect", "extract", "screenshot", "state", "run"} {
+		if !schema[want] {
+			t.Errorf("%s declares no output schema", want)
+		}
+	}
+	if schema["eval"] {
+		t.Errorf("eval declares an output schema; its value is any JSON")
+	}
+
+	// structuredOf checks a result against its tool's declaration and
+	// returns its structured content (nil for none).
+	structuredOf := func(name string, res *mcp.CallToolResult) any {
+		t.Helper()
+		if res.IsError {
+			t.Fatalf("%s: tool error %s", name, toolText(t, name, res))
+		}
+		if schema[name] {
+			if m, ok := res.StructuredContent.(map[string]any); !ok {
+				t.Errorf("%s declares an output schema and returned structured content %#v", name, res.StructuredContent)
+			} else {
+				return m
+			}
+		}
+		return res.StructuredContent
+	}
+	parsed := func(name, text string) any {
+		t.Helper()
+		var v any
+		if err := json.Unmarshal([]byte(text), &v); err != nil {
+			t.Fatalf("%s: text content is not JSON: %q", name, text)
+		}
+		return v
+	}
+
+	// An object result: structured content equal to the text's document.
+	res := callTool(t, cs, "open", map[string]any{"url": shared.page("reporterId=" + reporterID("mcp-sc"))})
+	text := toolText(t, "open", res)
+	if sc := structuredOf("open", res); mustJSON(t, sc) != mustJSON(t, parsed("open", text)) {
+		t.Errorf("open: structured %s, text %s", mustJSON(t, sc), text)
+	}
+	if get(res.StructuredContent, "tab", "id") == nil {
+		t.Errorf("open's structured content has no tab id: %s", text)
+	}
+	res = callTool(t, cs, "status", nil)
+	if sc := structuredOf("status", res); mustJSON(t, sc) != mustJSON(t, parsed("status", toolText(t, "status", res))) {
+		t.Errorf("status: structured %s", mustJSON(t, sc))
+	}
+	// An action's object result, without a declared schema, is structured too.
+	res = callTool(t, cs, "scroll", map[string]any{"to": "bottom"})
+	if sc := structuredOf("scroll", res); sc == nil || mustJSON(t, sc) != mustJSON(t, parsed("scroll", toolText(t, "scroll", res))) {
+		t.Errorf("scroll: structured %s, text %s", mustJSON(t, sc), toolText(t, "scroll", res))
+	}
+
+	// jq that yields no object: the text is the value; a tool with an output
+	// schema wraps it, and no call is a validation error.
+	res = callTool(t, cs, "status", map[string]any{"jq": ".currentTab.url"})
+	text = toolText(t, "status", res)
+	if sc := structuredOf("status", res); mustJSON(t, sc) != mustJSON(t, map[string]any{"result": parsed("status", text)}) {
+		t.Errorf("status --jq .currentTab.url: structured %s, text %s", mustJSON(t, sc), text)
+	}
+	res = callTool(t, cs, "inspect", map[string]any{"jq": ".elements[]"})
+	if sc, _ := structuredOf("inspect", res).(map[string]any); sc == nil || (sc["result"] == nil && sc["results"] == nil) {
+		t.Errorf("inspect --jq .elements[]: structured %#v", res.StructuredContent)
+	}
+	// eval declares no schema: a number is no structured content, an object is.
+	res = callTool(t, cs, "eval", map[string]any{"expr": "6 * 7"})
+	if toolText(t, "eval", res) != "42" || structuredOf("eval", res) != nil {
+		t.Errorf("eval 6 * 7: text %q, structured %#v", toolText(t, "eval", res), res.StructuredContent)
+	}
+	res = callTool(t, cs, "eval", map[string]any{"expr": "({answer: 42})"})
+	if sc := structuredOf("eval", res); mustJSON(t, sc) != `{"answer":42}` {
+		t.Errorf("eval ({answer: 42}): structured %s", mustJSON(t, sc))
+	}
+	// The screenshot's jq value is wrapped and the image still comes along.
+	res = callTool(t, cs, "screenshot", map[string]any{"jq": ".format"})
+	if sc := structuredOf("screenshot", res); mustJSON(t, sc) != `{"result":"jpeg"}` {
+		t.Errorf("screenshot --jq .format: structured %s", mustJSON(t, sc))
+	}
+	if len(res.Content) < 2 {
+		t.Errorf("screenshot returned %d contents, want the text and the image", len(res.Content))
+	}
 }

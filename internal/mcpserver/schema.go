@@ -23,6 +23,9 @@ type Tool struct {
 	Description string
 	Params      []Param // flags, then positionals in command-line order
 	Image       bool    // the result names an image file (.path, .format) to return as image content
+	// OutputSchema: the tool declares that its results are JSON objects, and
+	// every call returns structured content (see structured).
+	OutputSchema bool
 	// Hints are the tool's annotations for hosts that approve calls by kind.
 	ReadOnly, Destructive, Idempotent, OpenWorld bool
 	// Defaults are flags added to every call that does not set them (the short
@@ -56,16 +59,26 @@ type Param struct {
 
 // sdkTool is t as the SDK lists it.
 func (t Tool) sdkTool(schema map[string]any) *mcp.Tool {
-	return &mcp.Tool{
-		Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: schema,
-		Annotations: &mcp.ToolAnnotations{
-			ReadOnlyHint:    t.ReadOnly,
-			DestructiveHint: &t.Destructive,
-			IdempotentHint:  t.Idempotent,
-			OpenWorldHint:   &t.OpenWorld,
-		},
+	// Hints at their protocol defaults are left out, as tools/list is read
+	// by every host on every connection: destructiveHint means nothing for a
+	// read-only tool, and openWorldHint is true unless said.
+	a := &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly, IdempotentHint: t.Idempotent}
+	if !t.ReadOnly {
+		a.DestructiveHint = &t.Destructive
 	}
+	if !t.OpenWorld {
+		a.OpenWorldHint = &t.OpenWorld
+	}
+	out := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: schema, Annotations: a}
+	if t.OutputSchema {
+		// Permissive on purpose: results grow fields, and a jq filter's
+		// value that is no object comes as {"result": value}.
+		out.OutputSchema = objectSchema
+	}
+	return out
 }
+
+var objectSchema = map[string]any{"type": "object"}
 
 // inputSchema is the JSON Schema (2020-12) of a tool's arguments.
 func (t Tool) inputSchema() map[string]any {
@@ -91,7 +104,10 @@ func (t Tool) inputSchema() map[string]any {
 		}
 	}
 	// No additionalProperties: an unknown argument is refused by argv with words.
-	schema := map[string]any{"type": "object", "properties": props}
+	schema := map[string]any{"type": "object"}
+	if len(props) > 0 {
+		schema["properties"] = props
+	}
 	if len(required) > 0 {
 		schema["required"] = required
 	}
@@ -106,7 +122,8 @@ func runInputSchema(base map[string]any, cmds []toolbar.Command) map[string]any 
 		return base
 	}
 	props := map[string]any{}
-	for k, v := range base["properties"].(map[string]any) {
+	old, _ := base["properties"].(map[string]any)
+	for k, v := range old {
 		props[k] = v
 	}
 	schema := map[string]any{}

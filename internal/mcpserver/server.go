@@ -199,9 +199,9 @@ func (s *server) call(ctx context.Context, t Tool, raw json.RawMessage) *mcp.Cal
 		s.refineRun(o.Stdout)
 	}
 	if !t.Image {
-		return okResult(o.Stdout, o.Stderr)
+		return okResult(t, o.Stdout, o.Stderr)
 	}
-	return s.imageResult(ctx, o, jq)
+	return s.imageResult(ctx, t, o, jq)
 }
 
 type jqRequest struct {
@@ -244,7 +244,7 @@ func hasJQ(args map[string]json.RawMessage) bool {
 }
 
 // imageResult returns the captured image as image content beside the result.
-func (s *server) imageResult(ctx context.Context, o Outcome, jq jqRequest) *mcp.CallToolResult {
+func (s *server) imageResult(ctx context.Context, t Tool, o Outcome, jq jqRequest) *mcp.CallToolResult {
 	var shot struct {
 		Path   string `json:"path"`
 		Format string `json:"format"`
@@ -266,7 +266,7 @@ func (s *server) imageResult(ctx context.Context, o Outcome, jq jqRequest) *mcp.
 		}
 		text = out.Bytes()
 	}
-	res := okResult(text, o.Stderr)
+	res := okResult(t, text, o.Stderr)
 	if shot.Path == "" {
 		return res
 	}
@@ -287,12 +287,51 @@ func (s *server) imageResult(ctx context.Context, o Outcome, jq jqRequest) *mcp.
 	return res
 }
 
-func okResult(stdout, stderr []byte) *mcp.CallToolResult {
+func okResult(t Tool, stdout, stderr []byte) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.TrimRight(string(stdout), "\n")}}}
+	if sc := structured(t, stdout); sc != nil {
+		res.StructuredContent = sc
+	}
 	if w := strings.TrimSpace(string(stderr)); w != "" {
 		res.Content = append(res.Content, &mcp.TextContent{Text: "warnings:\n" + w})
 	}
 	return res
+}
+
+// structured is a result as structured content, beside the same document as
+// text (MCP 2025-06-18). A JSON object is itself. Anything else (a jq filter's
+// value, several values, text) is none, unless the tool declares an output
+// schema: a client then requires structured content on every call (the
+// TypeScript SDK refuses a result without it), so the values are wrapped as
+// {"result": value} or {"results": [values]}, and text as {"result": text}.
+func structured(t Tool, stdout []byte) any {
+	var vals []json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(stdout))
+	for {
+		var v json.RawMessage
+		err := dec.Decode(&v)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			vals = nil
+			break
+		}
+		vals = append(vals, v)
+	}
+	if len(vals) == 1 && vals[0][0] == '{' {
+		return vals[0]
+	}
+	if !t.OutputSchema {
+		return nil
+	}
+	switch {
+	case len(vals) == 1:
+		return map[string]any{"result": vals[0]}
+	case len(vals) > 1:
+		return map[string]any{"results": vals}
+	}
+	return map[string]any{"result": strings.TrimRight(string(stdout), "\n")}
 }
 
 // failedResult is a failed command's error document, as the CLI printed it.
