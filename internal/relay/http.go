@@ -242,11 +242,7 @@ func (s *Server) postState(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]any, len(pending))
 	for i, c := range pending {
-		e := object{{"token", c.token}, {"id", c.id}}
-		if c.hasInput {
-			e = append(e, member{"input", c.input})
-		}
-		out[i] = e
+		out[i] = pendingEntry(c)
 	}
 	if err := s.sendErr(w, http.StatusOK, object{{"ok", true}, {"pending", out}}); err != nil && len(pending) > 0 {
 		s.undelivered(pending)
@@ -285,7 +281,7 @@ func (s *Server) postCommand(w http.ResponseWriter, r *http.Request, rawID, repo
 			return
 		}
 	}
-	c, refusal := s.enqueue(id, input, hasInput, len(text), reporter)
+	c, refusal := s.enqueue(id, input, hasInput, reporter)
 	if refusal != nil {
 		s.send(w, refusal.status, refusal.body)
 		return

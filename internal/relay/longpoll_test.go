@@ -38,11 +38,11 @@ func TestHoldForFollowUps(t *testing.T) {
 	if got := s.holdFor(sl, true, 10_123); got != 1900 {
 		t.Errorf("tick-driven: %d", got)
 	}
-	s.state.queue = []*command{{pickedUp: true, pickedBy: "tab-b"}}
+	s.state.queue = []*command{{handed: true, pickedBy: "tab-b"}}
 	if got := s.holdFor(sl, true, 10_123); got != 1900 {
 		t.Errorf("another page's command made this one busy")
 	}
-	s.state.queue = append(s.state.queue, &command{pickedUp: true, pickedBy: "tab-a"})
+	s.state.queue = append(s.state.queue, &command{handed: true, pickedBy: "tab-a"})
 	if got := s.holdFor(sl, true, 10_123); got != 0 {
 		t.Errorf("a page mid-batch was held for %d", got)
 	}
