@@ -317,16 +317,24 @@ func (s *Server) readCheckIn(w http.ResponseWriter, r *http.Request) (any, bool)
 		return v, true
 	}
 	counted := &countingReader{r: io.LimitReader(io.MultiReader(bytes.NewReader(b), r.Body), drainMax)}
-	body, dropped, err := readOverCap(counted)
-	if err != nil || dropped == 0 {
+	body, shed, err := readOverCap(counted, s.waitingToken)
+	if err != nil || shed == 0 {
 		// Not a check-in, or over the cap for another reason than a result (a
 		// padded or huge snapshot): refused as the spec says.
 		s.refuseOversize(w, r, true)
 		return nil, false
 	}
 	bodyRead(r)
-	s.logf("relay: a check-in of %d bytes, over the %d-byte cap: read, %d result(s) discarded as result-too-large", counted.n, maxBody, dropped)
+	s.logf("relay: a check-in of %d bytes, over the %d-byte cap: read, %d result(s) not kept (over the cap by itself: result-too-large; or for no waiting command)", counted.n, maxBody, shed)
 	return body, true
+}
+
+// waitingToken: token is a command handed to a page and not yet answered.
+func (s *Server) waitingToken(token string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.state.byToken[token]
+	return c != nil && c.handed
 }
 
 type countingReader struct {

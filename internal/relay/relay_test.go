@@ -1038,3 +1038,38 @@ func TestLocalhostTakesEveryLoopbackAddress(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// Issue 22.3: two results that each fit, in one check-in over the cap (the page
+// re-sends its outbox after a check-in that failed: here a result delivered
+// before, then two new ones), are both delivered; none is refused
+// result-too-large because others rode with it.
+func TestResultsThatFitAreNeverTooLarge(t *testing.T) {
+	rt := newRelay(t, Options{})
+	rt.checkIn(body("tab-a", true, ""))
+	var chans []chan resp
+	for i := 0; i < 3; i++ {
+		chans = append(chans, rt.async("POST", "/__dev-toolbar/commands/demo.echo", fmt.Sprintf(`{"i":%d}`, i)))
+		rt.waitQueued(i + 1)
+	}
+	p := pending(t, rt.checkIn(body("tab-a", true, "")))
+	if len(p) != 3 {
+		t.Fatalf("handed %d", len(p))
+	}
+	echo := func(i int) string {
+		return fmt.Sprintf(`{"ok":true,"result":{"i":%d,"s":"%s"}}`, i, strings.Repeat("e", 3<<20+512<<10))
+	}
+	rt.checkIn(body("tab-a", true, "", result(tokenOf(p[0]), echo(0))))
+	if r := recv(t, chans[0], time.Second); r.status != 200 {
+		t.Fatalf("first: %d %.200s", r.status, r.raw)
+	}
+	r := rt.checkIn(body("tab-a", true, "", result(tokenOf(p[0]), echo(0)), result(tokenOf(p[1]), echo(1)), result(tokenOf(p[2]), echo(2))))
+	if r.status != 200 {
+		t.Fatalf("the page's check-in: %d %.200s", r.status, r.raw)
+	}
+	for i, ch := range chans[1:] {
+		r := recv(t, ch, time.Second)
+		if r.status != 200 || fmt.Sprint(r.field("result", "i")) != fmt.Sprint(i+1) {
+			t.Errorf("result %d: %d %.200s", i+1, r.status, r.raw)
+		}
+	}
+}
