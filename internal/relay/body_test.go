@@ -153,9 +153,9 @@ func TestReadOverCap(t *testing.T) {
 	in := `{"protocolVersion":2,"reporterId":"a\"b","allowRun":true,"snapshot":{"n":[1,2.5e3,null,false]},` +
 		`"results":[{"token":"t1","outcome":{"ok":true,"result":"sm\"all"}},{"token":"t2","outcome":` + big + `},7]}  `
 	all := func(string) bool { return true }
-	body, dropped, err := readOverCap(strings.NewReader(in), all)
-	if err != nil || dropped != 1 {
-		t.Fatalf("%v, dropped %d", err, dropped)
+	body, apart, err := readOverCap(strings.NewReader(in), all)
+	if err != nil || apart != 2 {
+		t.Fatalf("%v, %d read apart", err, apart)
 	}
 	got := string(render(body))
 	for _, want := range []string{`"reporterId": "a\"b"`, `2500`, `"result": "sm\"all"`, `"reason": "result-too-large"`, fmt.Sprintf(`"bytes": %d`, len(big)), "  7\n"} {
@@ -176,9 +176,9 @@ func TestReadOverCap(t *testing.T) {
 	fits := `{"ok":true,"result":"` + strings.Repeat("z", 3<<20) + `"}`
 	in = `{"reporterId":"r","results":[{"token":"old","outcome":` + fits + `},{"token":"t1","outcome":` + fits +
 		`},{"token":"t2","outcome":` + fits + `},{"token":"t1","outcome":` + fits + `}]}`
-	body, shed, err := readOverCap(strings.NewReader(in), func(tok string) bool { return tok != "old" })
-	if err != nil || shed != 2 {
-		t.Fatalf("%v, shed %d", err, shed)
+	body, apart, err = readOverCap(strings.NewReader(in), func(tok string) bool { return tok != "old" })
+	if err != nil || apart != 4 {
+		t.Fatalf("%v, %d read apart", err, apart)
 	}
 	rv, _ := body.get("results")
 	results, _ := rv.([]any)

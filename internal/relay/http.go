@@ -317,15 +317,15 @@ func (s *Server) readCheckIn(w http.ResponseWriter, r *http.Request) (any, bool)
 		return v, true
 	}
 	counted := &countingReader{r: io.LimitReader(io.MultiReader(bytes.NewReader(b), r.Body), drainMax)}
-	body, shed, err := readOverCap(counted, s.waitingToken)
-	if err != nil || shed == 0 {
+	body, apart, err := readOverCap(counted, s.waitingToken)
+	if err != nil || apart == 0 {
 		// Not a check-in, or over the cap for another reason than a result (a
 		// padded or huge snapshot): refused as the spec says.
 		s.refuseOversize(w, r, true)
 		return nil, false
 	}
 	bodyRead(r)
-	s.logf("relay: a check-in of %d bytes, over the %d-byte cap: read, %d result(s) not kept (over the cap by itself: result-too-large; or for no waiting command)", counted.n, maxBody, shed)
+	s.logf("relay: a check-in of %d bytes, over the %d-byte cap: read, its %d result(s) each kept when within the cap by itself (else result-too-large), or left out when for no waiting command", counted.n, maxBody, apart)
 	return body, true
 }
 

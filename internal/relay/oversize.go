@@ -195,8 +195,10 @@ func (s *overScanner) capture(depth int) (raw []byte, size int64, err error) {
 // token before its outcome, as the reporter sends it) is kept when its outcome
 // fits in maxBody by itself, else its outcome is replaced by a result-too-large
 // one giving its size; a result for no waiting command is left out; other
-// results share the members' budget. shed counts the results not kept whole.
-func readOverCap(r io.Reader, waiting func(token string) bool) (body object, shed int, err error) {
+// results share the members' budget. apart counts the results read apart from
+// the members (kept on their own budget, replaced, or left out): with none, the
+// check-in is over the cap for another reason than its results.
+func readOverCap(r io.Reader, waiting func(token string) bool) (body object, apart int, err error) {
 	s := &overScanner{r: bufio.NewReaderSize(r, 64<<10), budget: maxBody, waiting: waiting, seen: map[string]bool{}}
 	dropped := 0
 	if err := s.expect('{'); err != nil {
@@ -322,15 +324,17 @@ func (s *overScanner) results() ([]any, int, error) {
 	}
 }
 
-// entry reads one result; shed is true when its outcome was not kept whole, and
-// entry is nil when the whole result is left out.
-func (s *overScanner) entry() (entry object, shed bool, err error) {
-	big, skipped := false, false
+// entry reads one result; apart is true when its outcome was read apart from the
+// members' budget (kept on its own, replaced, or left out), and entry is nil when
+// the whole result is left out.
+func (s *overScanner) entry() (entry object, apart bool, err error) {
+	big, skipped, own := false, false, false
 	token := ""
 	defer func() {
 		if skipped && err == nil {
-			entry, shed = nil, true
+			entry = nil
 		}
+		apart = err == nil && (big || skipped || own)
 	}()
 	if err := s.expect('{'); err != nil {
 		return nil, false, err
@@ -370,6 +374,7 @@ func (s *overScanner) entry() (entry object, shed bool, err error) {
 				continue
 			}
 			s.seen[token] = true
+			own = true
 		}
 		shared := s.budget
 		if key == "outcome" && token != "" {
