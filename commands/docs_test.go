@@ -226,7 +226,7 @@ var reasonMeaning = map[string]string{
 	"no-such-reporter":  "--reporter names no page that reports to the relay (`reporterIds` lists the known ones when the relay can)",
 	// 4
 	"page-busy": "the page is running another command (`connection.busy`: its id and age) and sends no check-ins until it finishes; retry when it is done",
-	"timeout":   "a deadline passed: --timeout, --until, or the relay's own 10 s command deadline (relay 504, `pickedUp` says whether the page took the command)",
+	"timeout":   "a deadline passed: --timeout, --until, or the relay's own 10 s command deadline (relay 504, `pickedUp` says whether the page took the command; `handedOut` true with `pickedUp` false: it was handed to the page, which never showed it received it, so it may have been dropped or may be running)",
 	// 5
 	"no-page-connected":    "no page reports to the relay, or its last check-in is too old (relay 503)",
 	"relay-unreachable":    "nothing answers at the relay URL (connection refused, DNS)",
@@ -234,7 +234,7 @@ var reasonMeaning = map[string]string{
 	"no-browser":           "no browser to talk to: none running for the session, or it cannot be reached",
 	"no-toolbar":           "the page has no dev toolbar agent bridge (`window.__DEV_TOOLBAR__`)",
 	"stale":                "with --fresh: the page has not checked in within the relay's staleMs",
-	"server-closing":       "the relay shut down, or closed the connection, before answering (relay 503); pickedUp says whether the page had taken the command (false: it did not run, safe to retry)",
+	"server-closing":       "the relay shut down, or closed the connection, before answering (relay 503); pickedUp says whether the page had taken the command (false without `handedOut`: it never reached the page, safe to retry)",
 	"port-in-use":          "dtb relay's --listen address is taken (another dtb relay or a dev server): pick another, or --listen 127.0.0.1:0 for a free port",
 	"too-many-connections": "the relay has --max-conns connections open and refused this one (relay 503); retry",
 	"browser-gone":         "the browser or tab went away during the command",

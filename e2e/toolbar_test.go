@@ -390,10 +390,13 @@ func TestToolbar(t *testing.T) {
 		waitConnected(t, r.URL, "")
 		res := dtb(t, "run", "flags.set", "key=search.rank", "value=2", "--relay", r.URL)
 		e := res.Fails(t, 4, "timeout")
-		if e["pickedUp"] != true || e["command"] != "flags.set" || e["status"] != 504.0 {
+		// The page reported on nothing it was handed, so it never showed it had
+		// the command: handed out, not picked up (docs/relay.md "What pickedUp
+		// means").
+		if e["pickedUp"] != false || e["handedOut"] != true || e["command"] != "flags.set" || e["status"] != 504.0 {
 			t.Errorf("504 after pickup: %v", e)
 		}
-		if msg, _ := e["error"].(string); !strings.Contains(msg, "did not report a result") {
+		if msg, _ := e["error"].(string); !strings.Contains(msg, "has not shown that it received it") {
 			t.Errorf("message: %v", e)
 		}
 		// (dtb relay's refresh probe, sent when the test read the state, is held

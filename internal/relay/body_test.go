@@ -152,9 +152,10 @@ func TestReadOverCap(t *testing.T) {
 	big := `{"ok":true,"result":"` + strings.Repeat("y", maxBody) + `"}`
 	in := `{"protocolVersion":2,"reporterId":"a\"b","allowRun":true,"snapshot":{"n":[1,2.5e3,null,false]},` +
 		`"results":[{"token":"t1","outcome":{"ok":true,"result":"sm\"all"}},{"token":"t2","outcome":` + big + `},7]}  `
-	body, dropped, err := readOverCap(strings.NewReader(in))
-	if err != nil || dropped != 1 {
-		t.Fatalf("%v, dropped %d", err, dropped)
+	all := func(string) bool { return true }
+	body, apart, err := readOverCap(strings.NewReader(in), all)
+	if err != nil || apart != 2 {
+		t.Fatalf("%v, %d read apart", err, apart)
 	}
 	got := string(render(body))
 	for _, want := range []string{`"reporterId": "a\"b"`, `2500`, `"result": "sm\"all"`, `"reason": "result-too-large"`, fmt.Sprintf(`"bytes": %d`, len(big)), "  7\n"} {
@@ -163,8 +164,32 @@ func TestReadOverCap(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{`{"a":1`, `{"a":1}x`, `[1]`, strings.Repeat(" ", 10)} {
-		if _, _, err := readOverCap(strings.NewReader(bad)); err == nil {
+		if _, _, err := readOverCap(strings.NewReader(bad), all); err == nil {
 			t.Errorf("%q read", bad)
+		}
+	}
+
+	// Issue 22.3: results that each fit are all kept, however many ride one
+	// check-in (the page re-sends its outbox after a failed check-in); a result
+	// for no waiting command (one delivered before, re-sent) is left out unread,
+	// and a repeated token is kept once.
+	fits := `{"ok":true,"result":"` + strings.Repeat("z", 3<<20) + `"}`
+	in = `{"reporterId":"r","results":[{"token":"old","outcome":` + fits + `},{"token":"t1","outcome":` + fits +
+		`},{"token":"t2","outcome":` + fits + `},{"token":"t1","outcome":` + fits + `}]}`
+	body, apart, err = readOverCap(strings.NewReader(in), func(tok string) bool { return tok != "old" })
+	if err != nil || apart != 4 {
+		t.Fatalf("%v, %d read apart", err, apart)
+	}
+	rv, _ := body.get("results")
+	results, _ := rv.([]any)
+	if len(results) != 2 {
+		t.Fatalf("%d results kept", len(results))
+	}
+	for i, e := range results {
+		tok, _ := e.(object).get("token")
+		out, _ := e.(object).get("outcome")
+		if tok != fmt.Sprintf("t%d", i+1) || len(render(out)) < 3<<20 {
+			t.Errorf("result %d: %v, %d bytes", i, tok, len(render(out)))
 		}
 	}
 }

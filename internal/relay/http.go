@@ -242,11 +242,7 @@ func (s *Server) postState(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]any, len(pending))
 	for i, c := range pending {
-		e := object{{"token", c.token}, {"id", c.id}}
-		if c.hasInput {
-			e = append(e, member{"input", c.input})
-		}
-		out[i] = e
+		out[i] = pendingEntry(c)
 	}
 	if err := s.sendErr(w, http.StatusOK, object{{"ok", true}, {"pending", out}}); err != nil && len(pending) > 0 {
 		s.undelivered(pending)
@@ -285,7 +281,7 @@ func (s *Server) postCommand(w http.ResponseWriter, r *http.Request, rawID, repo
 			return
 		}
 	}
-	c, refusal := s.enqueue(id, input, hasInput, len(text), reporter)
+	c, refusal := s.enqueue(id, input, hasInput, reporter)
 	if refusal != nil {
 		s.send(w, refusal.status, refusal.body)
 		return
@@ -321,16 +317,24 @@ func (s *Server) readCheckIn(w http.ResponseWriter, r *http.Request) (any, bool)
 		return v, true
 	}
 	counted := &countingReader{r: io.LimitReader(io.MultiReader(bytes.NewReader(b), r.Body), drainMax)}
-	body, dropped, err := readOverCap(counted)
-	if err != nil || dropped == 0 {
+	body, apart, err := readOverCap(counted, s.waitingToken)
+	if err != nil || apart == 0 {
 		// Not a check-in, or over the cap for another reason than a result (a
 		// padded or huge snapshot): refused as the spec says.
 		s.refuseOversize(w, r, true)
 		return nil, false
 	}
 	bodyRead(r)
-	s.logf("relay: a check-in of %d bytes, over the %d-byte cap: read, %d result(s) discarded as result-too-large", counted.n, maxBody, dropped)
+	s.logf("relay: a check-in of %d bytes, over the %d-byte cap: read, its %d result(s) each kept when within the cap by itself (else result-too-large), or left out when for no waiting command", counted.n, maxBody, apart)
 	return body, true
+}
+
+// waitingToken: token is a command handed to a page and not yet answered.
+func (s *Server) waitingToken(token string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.state.byToken[token]
+	return c != nil && c.handed
 }
 
 type countingReader struct {

@@ -38,11 +38,11 @@ func TestHoldForFollowUps(t *testing.T) {
 	if got := s.holdFor(sl, true, 10_123); got != 1900 {
 		t.Errorf("tick-driven: %d", got)
 	}
-	s.state.queue = []*command{{pickedUp: true, pickedBy: "tab-b"}}
+	s.state.queue = []*command{{handed: true, pickedBy: "tab-b"}}
 	if got := s.holdFor(sl, true, 10_123); got != 1900 {
 		t.Errorf("another page's command made this one busy")
 	}
-	s.state.queue = append(s.state.queue, &command{pickedUp: true, pickedBy: "tab-a"})
+	s.state.queue = append(s.state.queue, &command{handed: true, pickedBy: "tab-a"})
 	if got := s.holdFor(sl, true, 10_123); got != 0 {
 		t.Errorf("a page mid-batch was held for %d", got)
 	}
@@ -397,5 +397,35 @@ func TestPickupIsBounded(t *testing.T) {
 	}
 	if parts < 3 {
 		t.Errorf("10 MiB of inputs handed out in %d parts", parts)
+	}
+}
+
+// Issue 22.3: the bound is on the answer as the page reads it. Answers are
+// pretty-printed, so a compact input grows: two arrays of 512 KiB posted compact
+// are ~3.4 MiB each in an answer, and go out one per answer, never together.
+func TestPickupIsBoundedAsThePageReadsIt(t *testing.T) {
+	rt := newRelay(t, Options{})
+	rt.checkIn(body("tab-a", true, ""))
+	arr := "[" + strings.Repeat("1,", 1<<18) + "1]"
+	var chans []chan resp
+	for i := 0; i < 2; i++ {
+		chans = append(chans, rt.async("POST", "/__dev-toolbar/commands/demo.echo", `{"a":`+arr+`}`))
+		rt.waitQueued(i + 1)
+	}
+	var results []string
+	for got := 0; got < 2; {
+		r := rt.checkIn(body("tab-a", true, "", results...))
+		p := pending(t, r)
+		if len(p) != 1 {
+			t.Fatalf("%d commands in an answer of %d bytes", len(p), len(r.raw))
+		}
+		results = []string{result(tokenOf(p[0]), `{"ok":true}`)}
+		got++
+	}
+	rt.checkIn(body("tab-a", true, "", results...))
+	for _, ch := range chans {
+		if r := recv(t, ch, time.Second); r.status != 200 {
+			t.Errorf("%d %.200s", r.status, r.raw)
+		}
 	}
 }

@@ -27,6 +27,14 @@ type overScanner struct {
 	buf    *bytes.Buffer
 	over   bool // the capture passed the budget; buf is abandoned
 	budget int  // bytes the kept parts may still use
+	// waiting says whether a token is a command handed out and not yet answered:
+	// each such result is kept when it fits in maxBody on its own. Several
+	// results share one check-in when the page re-sends its outbox after a
+	// failed check-in (spec §3.5), and a result that fits must not be refused
+	// because another rode with it. A result for any other token (one already
+	// delivered and re-sent, a repeat) is skipped unread: it would be ignored.
+	waiting func(token string) bool
+	seen    map[string]bool
 }
 
 func (s *overScanner) next() (byte, error) {
@@ -182,11 +190,17 @@ func (s *overScanner) capture(depth int) (raw []byte, size int64, err error) {
 }
 
 // readOverCap reads an over-cap check-in from r and returns it as an ordinary
-// check-in body: every member kept as sent, except results whose outcome (and
-// members that) did not fit in maxBody bytes all told; such a result's outcome is
-// replaced by a result-too-large outcome giving its size. dropped counts them.
-func readOverCap(r io.Reader) (body object, dropped int, err error) {
-	s := &overScanner{r: bufio.NewReaderSize(r, 64<<10), budget: maxBody}
+// check-in body: every member kept as sent, except members that did not fit in
+// maxBody bytes all told, and results: the result of a waiting command (its
+// token before its outcome, as the reporter sends it) is kept when its outcome
+// fits in maxBody by itself, else its outcome is replaced by a result-too-large
+// one giving its size; a result for no waiting command is left out; other
+// results share the members' budget. apart counts the results read apart from
+// the members (kept on their own budget, replaced, or left out): with none, the
+// check-in is over the cap for another reason than its results.
+func readOverCap(r io.Reader, waiting func(token string) bool) (body object, apart int, err error) {
+	s := &overScanner{r: bufio.NewReaderSize(r, 64<<10), budget: maxBody, waiting: waiting, seen: map[string]bool{}}
+	dropped := 0
 	if err := s.expect('{'); err != nil {
 		return nil, 0, err
 	}
@@ -304,13 +318,24 @@ func (s *overScanner) results() ([]any, int, error) {
 		if big {
 			dropped++
 		}
-		out = append(out, entry)
+		if entry != nil {
+			out = append(out, entry)
+		}
 	}
 }
 
-func (s *overScanner) entry() (object, bool, error) {
-	var entry object
-	big := false
+// entry reads one result; apart is true when its outcome was read apart from the
+// members' budget (kept on its own, replaced, or left out), and entry is nil when
+// the whole result is left out.
+func (s *overScanner) entry() (entry object, apart bool, err error) {
+	big, skipped, own := false, false, false
+	token := ""
+	defer func() {
+		if skipped && err == nil {
+			entry = nil
+		}
+		apart = err == nil && (big || skipped || own)
+	}()
 	if err := s.expect('{'); err != nil {
 		return nil, false, err
 	}
@@ -340,7 +365,25 @@ func (s *overScanner) entry() (object, bool, error) {
 		if err := s.expect(':'); err != nil {
 			return nil, false, err
 		}
+		if key == "outcome" && token != "" {
+			if s.seen[token] || !s.waiting(token) {
+				skipped = true
+				if err := s.skip(3); err != nil {
+					return nil, false, err
+				}
+				continue
+			}
+			s.seen[token] = true
+			own = true
+		}
+		shared := s.budget
+		if key == "outcome" && token != "" {
+			s.budget = maxBody // its own: see overScanner.waiting
+		}
 		raw, size, err := s.capture(3)
+		if key == "outcome" && token != "" {
+			s.budget = shared
+		}
 		if err != nil {
 			return nil, false, err
 		}
@@ -355,6 +398,9 @@ func (s *overScanner) entry() (object, bool, error) {
 		v, err := parseJSON(raw)
 		if err != nil {
 			return nil, false, errNotCheckIn
+		}
+		if t, ok := v.(string); ok && key == "token" {
+			token = t
 		}
 		entry.set(key, v)
 	}

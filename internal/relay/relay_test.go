@@ -597,10 +597,66 @@ func TestTimeouts(t *testing.T) {
 	pending(t, rt.checkIn(body("tab-a", true, "")))
 	r = recv(t, ch, time.Second)
 	expectReason(t, r, 504, "timeout")
-	jsonEq(t, r.field("pickedUp"), "true")
-	if want := `The page was handed "slow.command" and has not checked in since, for `; !strings.HasPrefix(r.str("message"), want) {
+	expectKeys(t, r.obj, "ok", "reason", "message", "pickedUp", "handedOut", "waitedMs", "command", "connection")
+	jsonEq(t, r.obj[3:5], `{"pickedUp":false,"handedOut":true}`)
+	if want := `The page was handed "slow.command" `; !strings.HasPrefix(r.str("message"), want) {
 		t.Errorf("message %q", r.str("message"))
 	}
+}
+
+// Issues 22.2 and 22.3: pickedUp true only for a command the page showed it
+// received, by reporting on a command of the same answer. A page that takes a
+// batch and drops it (its reporter stopped, or it gave up reading the answer and
+// checks in again as if nothing came) leaves its callers with pickedUp false and
+// handedOut true; a check-in without their results is no sign of receipt.
+func TestPickedUpOnlyWhatThePageTook(t *testing.T) {
+	rt := newRelay(t, Options{TimeoutMs: 500})
+	rt.checkIn(body("tab-a", true, ""))
+	a := rt.async("POST", "/__dev-toolbar/commands/dropped.one", "")
+	rt.waitQueued(1)
+	b := rt.async("POST", "/__dev-toolbar/commands/dropped.two", "")
+	rt.waitQueued(2)
+	if p := pending(t, rt.checkIn(body("tab-a", true, ""))); len(p) != 2 {
+		t.Fatalf("handed %d", len(p))
+	}
+	// The page checks in again, and again, reporting nothing: it never read them.
+	rt.checkIn(body("tab-a", true, ""))
+	rt.checkIn(body("tab-a", true, "", result("c0-unknown", `{"ok":true}`)))
+	for _, ch := range []chan resp{a, b} {
+		r := recv(t, ch, 2*time.Second)
+		expectReason(t, r, 504, "timeout")
+		jsonEq(t, r.obj[3:5], `{"pickedUp":false,"handedOut":true}`)
+	}
+
+	// Two handed in one answer, the first reported: the page read that answer, so
+	// the second was taken (it may be running it).
+	one := rt.async("POST", "/__dev-toolbar/commands/one", "")
+	rt.waitQueued(1)
+	two := rt.async("POST", "/__dev-toolbar/commands/two", "")
+	rt.waitQueued(2)
+	p := pending(t, rt.checkIn(body("tab-a", true, "")))
+	if len(p) != 2 {
+		t.Fatalf("handed %d", len(p))
+	}
+	// A third, handed in the answer to that report, is not known to be taken.
+	three := rt.async("POST", "/__dev-toolbar/commands/three", "")
+	rt.waitQueued(3)
+	if p3 := pending(t, rt.checkIn(body("tab-a", true, "", result(tokenOf(p[0]), `{"ok":true}`)))); len(p3) != 1 {
+		t.Fatalf("handed %d after the report", len(p3))
+	}
+	if r := recv(t, one, time.Second); r.status != 200 {
+		t.Fatalf("one: %s", r.raw)
+	}
+	r := recv(t, two, 2*time.Second)
+	expectReason(t, r, 504, "timeout")
+	expectKeys(t, r.obj, "ok", "reason", "message", "pickedUp", "waitedMs", "command", "connection")
+	jsonEq(t, r.field("pickedUp"), "true")
+	if want := `The page picked up "two" but did not report a result within 500 ms.`; r.str("message") != want {
+		t.Errorf("message %q", r.str("message"))
+	}
+	r = recv(t, three, 2*time.Second)
+	expectReason(t, r, 504, "timeout")
+	jsonEq(t, r.obj[3:5], `{"pickedUp":false,"handedOut":true}`)
 }
 
 // §4.12: the deadline restarts at pickup, and whenever the page holding a command
@@ -693,13 +749,13 @@ func TestShutdownAnswersEveryWaitingCaller(t *testing.T) {
 	rt.waitHeld(1)
 
 	cancel()
-	// Both were handed to tab-b, which never reports: after the grace they are
-	// answered, saying so.
+	// Both were handed to tab-b, which never reports (so it never showed it
+	// received them): after the grace they are answered, saying so.
 	for _, ch := range []chan resp{a, b} {
 		r := recv(t, ch, ShutdownGrace+2*time.Second)
 		expectReason(t, r, 503, "server-closing")
-		expectKeys(t, r.obj, "ok", "reason", "message", "pickedUp", "waitedMs")
-		jsonEq(t, r.field("pickedUp"), "true")
+		expectKeys(t, r.obj, "ok", "reason", "message", "pickedUp", "handedOut", "waitedMs")
+		jsonEq(t, r.obj[3:5], `{"pickedUp":false,"handedOut":true}`)
 		if !strings.HasPrefix(r.str("message"), "The dev server shut down before the page answered.") {
 			t.Errorf("message %q", r.str("message"))
 		}
@@ -981,4 +1037,39 @@ func TestLocalhostTakesEveryLoopbackAddress(t *testing.T) {
 	}
 	cancel()
 	<-done
+}
+
+// Issue 22.3: two results that each fit, in one check-in over the cap (the page
+// re-sends its outbox after a check-in that failed: here a result delivered
+// before, then two new ones), are both delivered; none is refused
+// result-too-large because others rode with it.
+func TestResultsThatFitAreNeverTooLarge(t *testing.T) {
+	rt := newRelay(t, Options{})
+	rt.checkIn(body("tab-a", true, ""))
+	var chans []chan resp
+	for i := 0; i < 3; i++ {
+		chans = append(chans, rt.async("POST", "/__dev-toolbar/commands/demo.echo", fmt.Sprintf(`{"i":%d}`, i)))
+		rt.waitQueued(i + 1)
+	}
+	p := pending(t, rt.checkIn(body("tab-a", true, "")))
+	if len(p) != 3 {
+		t.Fatalf("handed %d", len(p))
+	}
+	echo := func(i int) string {
+		return fmt.Sprintf(`{"ok":true,"result":{"i":%d,"s":"%s"}}`, i, strings.Repeat("e", 3<<20+512<<10))
+	}
+	rt.checkIn(body("tab-a", true, "", result(tokenOf(p[0]), echo(0))))
+	if r := recv(t, chans[0], time.Second); r.status != 200 {
+		t.Fatalf("first: %d %.200s", r.status, r.raw)
+	}
+	r := rt.checkIn(body("tab-a", true, "", result(tokenOf(p[0]), echo(0)), result(tokenOf(p[1]), echo(1)), result(tokenOf(p[2]), echo(2))))
+	if r.status != 200 {
+		t.Fatalf("the page's check-in: %d %.200s", r.status, r.raw)
+	}
+	for i, ch := range chans[1:] {
+		r := recv(t, ch, time.Second)
+		if r.status != 200 || fmt.Sprint(r.field("result", "i")) != fmt.Sprint(i+1) {
+			t.Errorf("result %d: %d %.200s", i+1, r.status, r.raw)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/hmac"
@@ -43,9 +44,6 @@ type slot struct {
 	// it checks in again.
 	gone   bool
 	goneAt int64
-	// checkIns counts its check-ins as they arrive; a command records the count
-	// when taken, so a later one shows the page has been heard from since.
-	checkIns int64
 	// arrivedAt: its last check-in's arrival; supersededAt: when a new reporter of
 	// its instance first checked in (a reload or a hot reload replaced it, or
 	// another tab opened).
@@ -60,15 +58,24 @@ type command struct {
 	id       string
 	input    any
 	hasInput bool
-	size     int    // bytes of its input as posted: what handing it out costs
+	size     int    // bytes of its pending entry in an answer: what handing it out costs
 	target   string // reporter id the command is for; "" = whichever checks in
 	shown    string // the name its caller gave the page (public or raw); "" = untargeted
 	postedAt int64
-	pickedUp bool
+	// handed: it went out in the answer to a check-in of pickedBy (written
+	// whole to the connection), answer numbering that answer. taken: the page
+	// has shown it read that answer, by reporting on a command handed in it.
+	// A page can drop an answer it was handed (its reporter stopped in a hot
+	// reload, or it gave up reading the answer at its timeout and checks in
+	// again as if nothing came), and the spec's reporter sends nothing while it
+	// runs a command, so a handed command is not known to be picked up until
+	// then: callers are told pickedUp only when it is taken.
+	handed   bool
+	taken    bool
+	answer   int64
 	pickedBy string
 	pickedAt int64
-	pickedN  int64 // the taker's checkIns when it took it
-	gen      int   // invalidates a deadline timer that fired while being restarted
+	gen      int // invalidates a deadline timer that fired while being restarted
 	timer    *time.Timer
 	done     chan reply // buffered: whoever settles never blocks
 	// probe: the relay's own refresh probe (probeID), never shown to a caller;
@@ -99,6 +106,7 @@ type state struct {
 	queue      []*command       // waiting commands, in POST order
 	byToken    map[string]*command
 	seq        int64
+	answers    int64 // answers that handed a page commands, numbered
 	touches    int64
 	holds      []*hold // in arrival order
 	closing    bool
@@ -157,7 +165,7 @@ func (s *Server) untargeted(now int64) *snap {
 func (s *Server) running(sl *slot) *command {
 	var first *command
 	for _, c := range s.state.queue {
-		if c.pickedUp && c.pickedBy == sl.id && !c.probe && (first == nil || c.pickedAt < first.pickedAt) {
+		if c.handed && c.pickedBy == sl.id && !c.probe && (first == nil || c.pickedAt < first.pickedAt) {
 			first = c
 		}
 	}
@@ -311,7 +319,6 @@ func (s *Server) checkIn(body object) ([]*command, *hold) {
 	_, known := st.slots[id]
 	sl := s.slotFor(id, now)
 	s.touch(sl, now)
-	sl.checkIns++
 	sl.arrivedAt = now
 	if sl.arrived != nil {
 		close(sl.arrived)
@@ -360,18 +367,25 @@ func (s *Server) checkIn(body object) ([]*command, *hold) {
 		// Only the page the command was handed to may answer it: a token is a
 		// secret between the relay and that page, and a result from anyone else
 		// is ignored like an unknown one.
-		if c == nil || !c.pickedUp || c.pickedBy != id {
+		if c == nil || !c.handed || c.pickedBy != id {
 			continue // unknown, repeated, late after a timeout, or not this page's
 		}
 		delivered = true
 		outcome, _ := entry.get("outcome")
 		s.settle(c, outcomeReply(c, outcome, cmp.Or(c.shown, sl.pub), now))
+		// The page read the answer that handed c, so it has every command in it
+		// (the reporter reads an answer's pending list whole, spec §3.6).
+		for _, o := range st.queue {
+			if o.handed && o.pickedBy == id && o.answer == c.answer {
+				o.taken = true
+			}
+		}
 	}
 	// §4.12: a page that delivers a result is making progress, so the commands it
 	// still holds get a fresh deadline rather than timing out behind a slow one.
 	if delivered {
 		for _, c := range st.queue {
-			if c.pickedUp && c.pickedBy == id {
+			if c.handed && c.pickedBy == id {
 				s.arm(c)
 			}
 		}
@@ -416,7 +430,7 @@ func (s *Server) holdFor(sl *slot, tickDriven bool, now int64) int64 {
 // check-in of its must be answered at once or the batch stalls.
 func (s *Server) busy(sl *slot) bool {
 	for _, c := range s.state.queue {
-		if c.pickedUp && c.pickedBy == sl.id {
+		if c.handed && c.pickedBy == sl.id {
 			return true
 		}
 	}
@@ -444,16 +458,20 @@ func (s *Server) take(sl *slot) []*command {
 	}
 	var out []*command
 	bytes := 0
+	answer := s.state.answers + 1
 	for _, c := range s.state.queue {
-		if !c.pickedUp && (c.target == "" || c.target == sl.id) {
+		if !c.handed && (c.target == "" || c.target == sl.id) {
 			if len(out) > 0 && bytes+c.size > maxBody {
 				break
 			}
 			bytes += c.size
-			c.pickedUp, c.pickedBy, c.pickedAt, c.pickedN = true, sl.id, s.nowMs(), sl.checkIns
+			c.handed, c.taken, c.answer, c.pickedBy, c.pickedAt = true, false, answer, sl.id, s.nowMs()
 			s.arm(c) // §4.12: the deadline restarts at pickup
 			out = append(out, c)
 		}
+	}
+	if len(out) > 0 {
+		s.state.answers = answer
 	}
 	return out
 }
@@ -537,8 +555,8 @@ func (s *Server) releaseHold(h *hold) {
 // never took them, so they are not picked up.
 func (s *Server) untake(cmds []*command) {
 	for _, c := range cmds {
-		if s.state.byToken[c.token] == c && c.pickedUp {
-			c.pickedUp, c.pickedBy = false, ""
+		if s.state.byToken[c.token] == c && c.handed {
+			c.handed, c.taken, c.pickedBy = false, false, ""
 		}
 	}
 }
@@ -572,7 +590,7 @@ func (s *Server) abandonHold(h *hold) {
 	anyLive := s.connectedAny(now)
 	for i := 0; i < len(s.state.queue); {
 		c := s.state.queue[i]
-		if !c.pickedUp && (c.target == sl.id || (c.target == "" && !anyLive)) {
+		if !c.handed && (c.target == sl.id || (c.target == "" && !anyLive)) {
 			s.settle(c, reply{503, s.goneBody(c, now)})
 			continue
 		}
@@ -611,25 +629,41 @@ func (s *Server) expire(c *command, gen int) {
 		return
 	}
 	var msg string
-	if sl := s.state.slots[c.pickedBy]; c.pickedUp && sl != nil && sl.checkIns == c.pickedN {
-		// The spec's reporter sends nothing while it runs a command, and nothing
-		// ever again once stopped: the relay cannot tell which this is.
-		msg = fmt.Sprintf("The page was handed %s and has not checked in since, for %d ms: it may still be running it, or its reporter stopped and dropped it (a hot reload of the toolbar, a reload of the page).",
-			quote(c.id), now-c.pickedAt)
-	} else if c.pickedUp {
+	switch {
+	case c.taken:
 		msg = fmt.Sprintf("The page picked up %s but did not report a result within %d ms.", quote(c.id), s.timeoutMs)
-	} else {
+	case c.handed:
+		// The spec's reporter sends nothing while it runs a command, and drops
+		// what it was handed once stopped: the relay cannot tell which this is,
+		// so it does not claim the page took it.
+		msg = fmt.Sprintf("The page was handed %s %d ms ago and has not shown that it received it (it reported on neither it nor any command handed with it): its reporter may have dropped it (a hot reload of the toolbar, a reload of the page, an answer it gave up reading), or it may still be running it.",
+			quote(c.id), now-c.pickedAt)
+	default:
 		msg = fmt.Sprintf("No page picked up %s within %d ms. The bridge polls this route; is the tab open and the reporter running?", quote(c.id), s.timeoutMs)
 	}
-	s.settle(c, reply{504, object{
+	body := object{
 		{"ok", false},
 		{"reason", "timeout"},
 		{"message", msg},
-		{"pickedUp", c.pickedUp},
+		{"pickedUp", c.taken},
+	}
+	body = append(body, handedOut(c)...)
+	body = append(body, object{
 		{"waitedMs", now - c.postedAt},
 		{"command", c.id},
 		{"connection", s.connectionFor(c, now)},
-	}})
+	}...)
+	s.settle(c, reply{504, body})
+}
+
+// handedOut is dtb relay's addition to an answer saying pickedUp false for a
+// command that was handed to a page that never showed it received it: what is
+// known, for a caller deciding whether to retry. Absent otherwise, as upstream.
+func handedOut(c *command) object {
+	if c.handed && !c.taken {
+		return object{{"handedOut", true}}
+	}
+	return nil
 }
 
 // settle removes a waiting command and answers its caller.
@@ -689,13 +723,13 @@ func statusFor(outcome object) int {
 }
 
 // enqueue is §4.8 steps 3–5: refuse, or queue and hand to a held check-in.
-func (s *Server) enqueue(id string, input any, hasInput bool, size int, name string) (*command, *reply) {
+func (s *Server) enqueue(id string, input any, hasInput bool, name string) (*command, *reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := &s.state
 	now := s.nowMs()
 	if st.closing {
-		return nil, &reply{503, serverClosing(0, false)}
+		return nil, &reply{503, serverClosing(0, nil)}
 	}
 	allowRun, target, shownSlot := st.allowRun, "", (*slot)(nil)
 	if name != "" {
@@ -721,12 +755,12 @@ func (s *Server) enqueue(id string, input any, hasInput bool, size int, name str
 		id:       id,
 		input:    input,
 		hasInput: hasInput,
-		size:     size,
 		target:   target,
 		shown:    name,
 		postedAt: now,
 		done:     make(chan reply, 1),
 	}
+	c.size = entryBytes(pendingEntry(c))
 	st.queue = append(st.queue, c)
 	st.byToken[c.token] = c
 	s.arm(c)
@@ -734,35 +768,62 @@ func (s *Server) enqueue(id string, input any, hasInput bool, size int, name str
 	return c, nil
 }
 
-// serverClosing says whether the page had been handed the command: a caller may
-// retry one it had not, and must check before retrying one it had.
-func serverClosing(waited int64, pickedUp bool) object {
+// pendingEntry is c as a check-in's answer hands it out.
+func pendingEntry(c *command) object {
+	e := object{{"token", c.token}, {"id", c.id}}
+	if c.hasInput {
+		e = append(e, member{"input", c.input})
+	}
+	return e
+}
+
+// entryBytes is what e adds to a pickup answer as the page reads it: printed at
+// its depth there (answers are pretty-printed, so a compact input can grow
+// several times over), with its line break, indent and comma.
+func entryBytes(e object) int {
+	var b bytes.Buffer
+	writeValue(&b, e, 2)
+	return b.Len() + len("\n    ,")
+}
+
+// serverClosing says whether the page had taken the command: a caller may retry
+// one it had not, and must check before retrying one it had. c is nil for a
+// command refused at once.
+func serverClosing(waited int64, c *command) object {
+	pickedUp := c != nil && c.taken
 	msg := "The dev server shut down before the page answered. The command was never handed to the page: it did not run, and can be retried."
 	if pickedUp {
 		msg = "The dev server shut down before the page answered. The page had taken the command and may have run it: check before retrying."
 	}
-	return object{
+	if c != nil && c.handed && !c.taken {
+		msg = "The dev server shut down before the page answered. The command was handed to the page, which has not shown that it received it: it may have dropped it or may be running it; check before retrying."
+	}
+	body := object{
 		{"ok", false},
 		{"reason", "server-closing"},
 		{"message", msg},
 		{"pickedUp", pickedUp},
-		{"waitedMs", waited},
 	}
+	if c != nil {
+		body = append(body, handedOut(c)...)
+	}
+	return append(body, member{"waitedMs", waited})
 }
 
 // closeAll shuts the routes down in order: nothing more is handed out (commands
-// not yet picked up are answered 503 server-closing, pickedUp false, the relay's
-// own probes are dropped, and held check-ins are released with nothing), then the commands a page has taken get
-// up to grace to report through the still-open listener, and whatever is left is
-// answered 503 server-closing, pickedUp true.
+// not yet handed out are answered 503 server-closing, pickedUp false, the relay's
+// own probes are dropped, and held check-ins are released with nothing), then the
+// commands handed to a page get up to grace to report through the still-open
+// listener, and whatever is left is answered 503 server-closing, pickedUp true
+// when the page had taken it (else false, handedOut true).
 func (s *Server) closeAll(grace time.Duration) {
 	s.mu.Lock()
 	st := &s.state
 	st.closing = true
 	now := s.nowMs()
 	for i := 0; i < len(st.queue); {
-		if c := st.queue[i]; !c.pickedUp || c.probe {
-			s.settle(c, reply{503, serverClosing(now-c.postedAt, false)})
+		if c := st.queue[i]; !c.handed || c.probe {
+			s.settle(c, reply{503, serverClosing(now-c.postedAt, c)})
 			continue
 		}
 		i++
@@ -781,7 +842,7 @@ func (s *Server) closeAll(grace time.Duration) {
 			now := s.nowMs()
 			for len(st.queue) > 0 {
 				c := st.queue[0]
-				s.settle(c, reply{503, serverClosing(now-c.postedAt, c.pickedUp)})
+				s.settle(c, reply{503, serverClosing(now-c.postedAt, c)})
 			}
 			s.mu.Unlock()
 			return

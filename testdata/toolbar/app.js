@@ -522,5 +522,9 @@
       var t = id === undefined ? toolbars[0] : pick(id)[0];
       return t && t.reporter ? t.reporter.bodies() : [];
     },
+    ran: function (id) {
+      var t = id === undefined ? toolbars[0] : pick(id)[0];
+      return t && t.reporter ? t.reporter.ran() : [];
+    },
   }) });
 })();

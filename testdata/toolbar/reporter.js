@@ -57,6 +57,10 @@
       lastStatus: null, lastError: null, lastCheckInAt: null, lastBody: null,
     };
     var recent = []; // the last 20 bodies, parsed
+    // ran: the callers' commands this reporter ran, in order (the last 1000): id
+    // and the first 80 characters of the input's JSON, so a test can tell which
+    // caller's command ran.
+    var ran = [];
 
     // createThrottledStore: string equality; leading edge, then a trailing publish.
     var store = { json: null, snapshot: null, lastPublishAt: -Infinity, trailing: null };
@@ -170,7 +174,12 @@
           outcome = { ok: false, reason: "threw", error: "the result could not be serialised — " + String(e) };
         }
         if (cmd.id.indexOf("__dtb_relay__.") === 0) stats.probesRun++;
-        else stats.commandsRun++;
+        else {
+          stats.commandsRun++;
+          var head = "input" in cmd ? JSON.stringify(cmd.input) : undefined;
+          ran.push({ id: cmd.id, input: head === undefined ? null : head.slice(0, 80) });
+          if (ran.length > 1000) ran.shift();
+        }
         var fresh = null;
         try {
           fresh = take();
@@ -252,6 +261,7 @@
         return s;
       },
       bodies: function () { return recent.slice(); },
+      ran: function () { return ran.slice(); },
     };
   }
 
