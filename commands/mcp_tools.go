@@ -134,7 +134,7 @@ var mcpToolFlags = map[string]string{
 	"reload":      "hard",
 	"inspect":     "in full",
 	"extract":     "include max-chars wait-text",
-	"screenshot":  "full format out",
+	"screenshot":  "full format out annotate",
 	"pdf":         "out landscape",
 	"click":       "button count force",
 	"type":        "clear submit",
