@@ -55,6 +55,20 @@ func TestAnnotate(t *testing.T) {
 		}
 	}
 
+	// Scrolled: the viewport shows only the far button, the whole page still
+	// has every box where the document has it.
+	eval(t, tab, "window.scrollTo(0, 1400), window.scrollY")
+	for _, full := range []bool{false, true} {
+		ann, err := p.Annotate(ctx, full, func(context.Context) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := ann.Annotations[len(ann.Annotations)-1]
+		if n := len(ann.Annotations); last.Name != "Far below" || (full && (n != 4 || last.Box[1] < 1600 || ann.Annotations[0].Box[1] > 200)) || (!full && (n != 1 || last.Box[1] > 1000)) {
+			t.Fatalf("scrolled, full=%v: %+v", full, ann.Annotations)
+		}
+	}
+
 	// A capture that fails, or whose context ends, still removes the overlay.
 	boom := errors.New("capture failed")
 	if _, err := p.Annotate(ctx, false, func(context.Context) error { return boom }); !errors.Is(err, boom) {
