@@ -63,4 +63,9 @@ func TestScreenshotAnnotateCLI(t *testing.T) {
 		t.Fatalf("full page annotations (mode %s): %+v", doc.Mode, doc.Annotations)
 	}
 	e.Run(t, "click", "@e4").Exit(t, 0)
+	// Nothing to draw is an empty list, not a missing one.
+	e.Run(t, "eval", "document.body.textContent = '', 1").Exit(t, 0)
+	if r := e.Run(t, "screenshot", "--annotate", "--jq", ".annotations"); strings.TrimSpace(r.Stdout) != "[]" {
+		t.Fatalf("annotations of an empty page: %s", r.Stdout)
+	}
 }

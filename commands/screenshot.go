@@ -25,8 +25,8 @@ type screenshotResult struct {
 	// Element is what --element (or the locator flags) captured.
 	Element *interact.Element `json:"element,omitempty"`
 	// Annotations are the refs --annotate drew, with their boxes in the
-	// image's CSS pixels.
-	Annotations []interact.Annotation `json:"annotations,omitempty"`
+	// image's CSS pixels ([] when it drew none; absent without --annotate).
+	Annotations []interact.Annotation `json:"annotations,omitzero"`
 }
 
 func init() {
@@ -117,7 +117,7 @@ Examples:
 				var annotations []interact.Annotation
 				var err error
 				if annotate {
-					annotations, err = annotatedShot(ctx, sess, p, opts, &shot)
+					shot, annotations, err = annotatedShot(ctx, sess, p, opts)
 				} else {
 					shot, err = p.Screenshot(ctx, opts)
 				}
@@ -144,21 +144,21 @@ func locateForCapture(ctx context.Context, sess *session.Session, p *cdp.Page, l
 
 // annotatedShot captures the tab with inspect's refs drawn on it and saves
 // those refs for the tab, as inspect does.
-func annotatedShot(ctx context.Context, sess *session.Session, p *cdp.Page, opts cdp.ScreenshotOptions, shot **cdp.Screenshot) ([]interact.Annotation, error) {
+func annotatedShot(ctx context.Context, sess *session.Session, p *cdp.Page, opts cdp.ScreenshotOptions) (*cdp.Screenshot, []interact.Annotation, error) {
 	pg := interactPage(sess, p)
 	defer pg.Close()
-	ann, err := pg.Annotate(ctx, opts.Full, func(ctx context.Context) error {
-		s, err := p.Screenshot(ctx, opts)
-		*shot = s
+	var shot *cdp.Screenshot
+	ann, err := pg.Annotate(ctx, opts.Full, func(ctx context.Context) (err error) {
+		shot, err = p.Screenshot(ctx, opts)
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := saveRefs(ctx, sess, pg.TabID(), ann.Inspection.Refs); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return ann.Annotations, nil
+	return shot, ann.Annotations, nil
 }
 
 // paddedClip is an element's document box grown by pad pixels on each side,
