@@ -74,11 +74,7 @@ Examples:
 				if err != nil {
 					return nil, err
 				}
-				tabID := pg.TabID()
-				if err := sess.Update(ctx, func(st *session.State) error {
-					interact.StoreRefs(st, tabID, ins.Refs)
-					return nil
-				}); err != nil {
+				if err := saveRefs(ctx, sess, pg.TabID(), ins.Refs); err != nil {
 					return nil, err
 				}
 				res := &inspectResult{URL: ins.URL, Title: ins.Title, Count: len(ins.Items), Frames: ins.Frames}
@@ -93,5 +89,14 @@ Examples:
 				return res, nil
 			})
 		}),
+	})
+}
+
+// saveRefs keeps an inspect's refs for the tab in the session, replacing the
+// tab's earlier ones, so that @eN names them.
+func saveRefs(ctx context.Context, sess *session.Session, tabID string, refs *interact.TabRefs) error {
+	return sess.Update(ctx, func(st *session.State) error {
+		interact.StoreRefs(st, tabID, refs)
+		return nil
 	})
 }

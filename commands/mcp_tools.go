@@ -171,7 +171,7 @@ var mcpToolFlags = map[string]string{
 	"reload":      "hard",
 	"inspect":     "in",
 	"extract":     "include max-chars wait-text",
-	"screenshot":  "full format out",
+	"screenshot":  "full format out annotate",
 	"pdf":         "out",
 	"click":       "button count force",
 	"type":        "clear submit",

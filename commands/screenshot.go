@@ -24,6 +24,9 @@ type screenshotResult struct {
 	Tab    cdp.TabRef `json:"tab"`
 	// Element is what --element (or the locator flags) captured.
 	Element *interact.Element `json:"element,omitempty"`
+	// Annotations are the refs --annotate drew, with their boxes in the
+	// image's CSS pixels ([] when it drew none; absent without --annotate).
+	Annotations []interact.Annotation `json:"annotations,omitzero"`
 }
 
 func init() {
@@ -31,7 +34,7 @@ func init() {
 		Name:     "screenshot",
 		Category: catBrowser,
 		Usage:    "capture the viewport, the full page or a clip to a file (JPEG quality 70 by default)",
-		UsageText: `dtb screenshot [--full | --clip x,y,w,h | --element SEL | LOCATOR] [--format jpeg|png] [--quality N] [--max-side N] [--out PATH]
+		UsageText: `dtb screenshot [--full | --clip x,y,w,h | --element SEL | LOCATOR] [--annotate] [--format jpeg|png] [--quality N] [--max-side N] [--out PATH]
 
 Without --out the image goes to a new file under the user cache directory
 (dtb/screenshots/, or $DTB_CACHE_DIR/screenshots/), mode 0600; nothing deletes it.
@@ -41,13 +44,24 @@ returning the viewport. --element captures one element (a CSS selector or @eN re
 from inspect), as do the locator flags (--role/--name, --text, --label, …): it is
 scrolled into view and clipped with --padding pixels around it.
 
+--annotate draws what inspect lists on the image: a box around each visible
+interactive element of the viewport (of the page with --full) and its ref (e3)
+in a tag. It runs inspect (the refs are saved for this tab as inspect saves
+them, so dtb click @e3 acts on what the image shows) and the result lists the
+refs drawn: annotations [{ref, role, name, box, frame}], box in the image's CSS
+pixels (viewport coordinates, document ones with --full). The overlay is out of
+the page's layout and removed after the capture, even a failed one. Not with
+--clip or an element.
+
 Examples:
   dtb screenshot --full -r --jq .path
+  dtb screenshot --annotate --jq '.annotations[] | [.ref, .name]'
   dtb screenshot --clip 0,0,800,600 --format png --out shot.png
   dtb screenshot --element '#cart' -r --jq .path
   dtb screenshot --role dialog --padding 8 --format png`,
 		Flags: pageFlags(append([]cli.Flag{
 			&cli.BoolFlag{Name: "full", Usage: "capture the whole page, beyond the viewport"},
+			&cli.BoolFlag{Name: "annotate", Usage: "draw inspect's refs (boxes and e1 … tags) on the image and list them"},
 			&cli.StringFlag{Name: "clip", Usage: "capture the rectangle `x,y,w,h` (CSS px, document coordinates)"},
 			&cli.StringFlag{Name: "format", Value: "jpeg", Usage: "`FORMAT`: jpeg or png", EnvVars: []string{"DTB_SCREENSHOT_FORMAT"}},
 			&cli.IntFlag{Name: "quality", Value: 70, Usage: "JPEG quality `N` (1–100)", EnvVars: []string{"DTB_SCREENSHOT_QUALITY"}},
@@ -76,6 +90,10 @@ Examples:
 			if byElement && (opts.Full || opts.Clip != nil) {
 				return nil, output.Usage("an element capture excludes --full and --clip")
 			}
+			annotate := c.Bool("annotate")
+			if annotate && (byElement || opts.Clip != nil) {
+				return nil, output.Usage("--annotate captures the viewport or, with --full, the page: not with --clip or an element")
+			}
 			if c.Int("padding") < 0 {
 				return nil, output.Usage("--padding must not be negative")
 			}
@@ -95,7 +113,14 @@ Examples:
 					el = &located.Element
 					opts.Clip = paddedClip(located.PageBox, c.Int("padding"))
 				}
-				shot, err := p.Screenshot(ctx, opts)
+				var shot *cdp.Screenshot
+				var annotations []interact.Annotation
+				var err error
+				if annotate {
+					shot, annotations, err = annotatedShot(ctx, sess, p, opts)
+				} else {
+					shot, err = p.Screenshot(ctx, opts)
+				}
 				if err != nil {
 					return nil, err
 				}
@@ -103,7 +128,7 @@ Examples:
 				if err != nil {
 					return nil, err
 				}
-				return screenshotResult{Path: path, Format: shot.Format, Width: shot.Width, Height: shot.Height, Bytes: len(shot.Data), Scaled: shot.Scaled, Scale: shot.Scale, Mode: shot.Mode, Tab: cdp.TabRef{ID: p.ID, Alias: p.Alias}, Element: el}, nil
+				return screenshotResult{Path: path, Format: shot.Format, Width: shot.Width, Height: shot.Height, Bytes: len(shot.Data), Scaled: shot.Scaled, Scale: shot.Scale, Mode: shot.Mode, Tab: cdp.TabRef{ID: p.ID, Alias: p.Alias}, Element: el, Annotations: annotations}, nil
 			})
 		}),
 	})
@@ -115,6 +140,25 @@ func locateForCapture(ctx context.Context, sess *session.Session, p *cdp.Page, l
 	pg := interactPage(sess, p)
 	defer pg.Close()
 	return pg.Locate(ctx, loc, interact.LocateOptions{Scroll: true})
+}
+
+// annotatedShot captures the tab with inspect's refs drawn on it and saves
+// those refs for the tab, as inspect does.
+func annotatedShot(ctx context.Context, sess *session.Session, p *cdp.Page, opts cdp.ScreenshotOptions) (*cdp.Screenshot, []interact.Annotation, error) {
+	pg := interactPage(sess, p)
+	defer pg.Close()
+	var shot *cdp.Screenshot
+	ann, err := pg.Annotate(ctx, opts.Full, func(ctx context.Context) (err error) {
+		shot, err = p.Screenshot(ctx, opts)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := saveRefs(ctx, sess, pg.TabID(), ann.Inspection.Refs); err != nil {
+		return nil, nil, err
+	}
+	return shot, ann.Annotations, nil
 }
 
 // paddedClip is an element's document box grown by pad pixels on each side,

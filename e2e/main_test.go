@@ -8,7 +8,8 @@
 // launch, isolated DTB_STATE_DIR / DTB_CACHE_DIR and session "e2e"). Without
 // Chromium (DTB_CHROME, else chromium-headless-shell or chromium on the PATH) the
 // tests skip, except under CI=true, where that is a failure. E2E_TRACE=1 logs
-// every dtb run with its time and exit code.
+// every dtb run with its time and exit code. inspector_test.go drives `dtb mcp`
+// with the MCP Inspector's CLI (scripts/setup installs it; the same CI rule).
 //
 // upstream_test.go is a loopback stand-in for the upstream playground relay (one
 // slot, ?reporter= ignored) that tests start where dtb must not trust the relay to

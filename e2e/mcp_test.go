@@ -260,6 +260,16 @@ func TestMCPTools(t *testing.T) {
 		t.Fatalf("screenshot returned no JPEG image content: %+v", res.Content)
 	}
 
+	// annotate draws the refs on the image and lists them; no overlay stays.
+	res = callTool(t, cs, "screenshot", map[string]any{"annotate": true, "jq": "[.annotations[].ref]"})
+	var refs []string
+	if res.IsError || json.Unmarshal([]byte(toolText(t, "screenshot", res)), &refs) != nil || len(refs) == 0 || refs[0] != "e1" || len(res.Content) < 2 {
+		t.Fatalf("annotated screenshot: %s (%d contents)", toolText(t, "screenshot", res), len(res.Content))
+	}
+	if got := toolOK(t, cs, "eval", map[string]any{"expr": "document.querySelectorAll('dtb-annotations').length"}); strings.TrimSpace(got) != "0" {
+		t.Errorf("annotation overlay left in the page: %s", got)
+	}
+
 	// A bad locator is a tool error with the CLI's reason.
 	bad := callTool(t, cs, "click", map[string]any{"selector": "#no-such-element-anywhere"})
 	if !bad.IsError {

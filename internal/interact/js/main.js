@@ -113,6 +113,10 @@ function dispatch(req) {
     }
     case 'inspect':
       return inspect(req);
+    case 'annotate':
+      return annotate(req);
+    case 'annotateRemove':
+      return { removed: annotateRemove() };
     case 'check':
       return waitCheck(req);
     case 'quiet':
