@@ -76,8 +76,10 @@ func TestInteractCLI(t *testing.T) {
 		}
 	})
 	t.Run("screenshot element", func(t *testing.T) {
+		// No --format: the .png of --out asks for a PNG.
 		out := filepath.Join(t.TempDir(), "button.png")
-		r := e.Run(t, "screenshot", "--role", "button", "--name", "Add to cart", "--within", "Walnut Desk Lamp", "--format", "png", "--padding", "4", "--out", out)
+		e.Run(t, "screenshot", "--format", "jpeg", "--out", out).Fails(t, 2, "usage")
+		r := e.Run(t, "screenshot", "--role", "button", "--name", "Add to cart", "--within", "Walnut Desk Lamp", "--padding", "4", "--out", out)
 		r.Exit(t, 0)
 		var doc struct {
 			Width, Height int

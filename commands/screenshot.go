@@ -2,6 +2,8 @@ package commands
 
 import (
 	"context"
+	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -63,7 +65,7 @@ Examples:
 			&cli.BoolFlag{Name: "full", Usage: "capture the whole page, beyond the viewport"},
 			&cli.BoolFlag{Name: "annotate", Usage: "draw inspect's refs (boxes and e1 … tags) on the image and list them"},
 			&cli.StringFlag{Name: "clip", Usage: "capture the rectangle `x,y,w,h` (CSS px, document coordinates)"},
-			&cli.StringFlag{Name: "format", Value: "jpeg", Usage: "`FORMAT`: jpeg or png", EnvVars: []string{"DTB_SCREENSHOT_FORMAT"}},
+			&cli.StringFlag{Name: "format", Value: "jpeg", Usage: "`FORMAT`: jpeg or png (without it, what --out's extension .png, .jpg or .jpeg says)", EnvVars: []string{"DTB_SCREENSHOT_FORMAT"}},
 			&cli.IntFlag{Name: "quality", Value: 70, Usage: "JPEG quality `N` (1–100)", EnvVars: []string{"DTB_SCREENSHOT_QUALITY"}},
 			&cli.IntFlag{Name: "max-side", Value: cdp.DefaultMaxSide, Usage: "scale down so that no side exceeds `N` pixels", EnvVars: []string{"DTB_SCREENSHOT_MAX_SIDE"}},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write to `PATH` instead of the cache directory"},
@@ -71,7 +73,11 @@ Examples:
 			&cli.IntFlag{Name: "padding", Usage: "with an element, include `PX` pixels around it"},
 		}, locatorFlags()...)...),
 		Action: action(func(c *cli.Context, inv *invocation) (any, error) {
-			opts := cdp.ScreenshotOptions{Format: c.String("format"), Quality: c.Int("quality"), Full: c.Bool("full"), MaxSide: c.Int("max-side")}
+			format, err := screenshotFormat(c.String("format"), c.IsSet("format"), c.String("out"))
+			if err != nil {
+				return nil, err
+			}
+			opts := cdp.ScreenshotOptions{Format: format, Quality: c.Int("quality"), Full: c.Bool("full"), MaxSide: c.Int("max-side")}
 			if v := c.String("clip"); v != "" {
 				if opts.Full {
 					return nil, output.Usage("--full and --clip exclude each other")
@@ -175,4 +181,24 @@ func paddedClip(box [4]int, pad int) *cdp.Clip {
 		y = 0
 	}
 	return &cdp.Clip{X: x, Y: y, Width: w, Height: h}
+}
+
+// formatByExtension is the image format a file name's extension asks for.
+var formatByExtension = map[string]string{".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg"}
+
+// screenshotFormat is the format to capture in: the one given (flag or
+// variable), else the one --out's extension names (shot.png is a PNG), else
+// format's default. A format given that contradicts the extension is a usage
+// error rather than JPEG bytes in a .png file.
+func screenshotFormat(format string, given bool, out string) (string, error) {
+	byExt := formatByExtension[strings.ToLower(filepath.Ext(out))]
+	switch {
+	case byExt == "":
+		return format, nil
+	case !given:
+		return byExt, nil
+	case formatByExtension["."+strings.ToLower(format)] != byExt:
+		return "", output.Usage("--format %s contradicts --out %s: drop one, or name the file for the format", format, out)
+	}
+	return format, nil
 }
