@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,28 +85,16 @@ type mismatch struct{ PID int }
 func (m *mismatch) Error() string { return fmt.Sprintf("host %d is another build", m.PID) }
 
 // connect reaches the running host, or starts one.
-func (c *Client) connect() (*net.UnixConn, error) {
+func (c *Client) connect() (Conn, error) {
 	if conn, err := Dial(c.Paths.Socket, AnswerWait); err == nil {
 		return conn, nil
 	}
 	return c.start()
 }
 
-func Dial(path string, wait time.Duration) (*net.UnixConn, error) {
-	if len(path) >= 104 {
-		return nil, &Unavailable{Why: "the socket path is too long for a unix socket: " + path}
-	}
-	d := net.Dialer{Timeout: wait}
-	c, err := d.Dial("unix", path)
-	if err != nil {
-		return nil, err
-	}
-	return c.(*net.UnixConn), nil
-}
-
 // start starts a host under the start lock (two CLIs racing start one) and
 // waits for its socket to answer.
-func (c *Client) start() (*net.UnixConn, error) {
+func (c *Client) start() (Conn, error) {
 	if len(c.Paths.Socket) >= 104 {
 		return nil, &Unavailable{Why: "the socket path is too long for a unix socket: " + c.Paths.Socket}
 	}
@@ -169,7 +156,7 @@ func (c *Client) start() (*net.UnixConn, error) {
 }
 
 // exchange sends req on conn and relays the host's answer.
-func (c *Client) exchange(ctx context.Context, conn *net.UnixConn, req *Request, stdout, stderr io.Writer) (int, error) {
+func (c *Client) exchange(ctx context.Context, conn Conn, req *Request, stdout, stderr io.Writer) (int, error) {
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(AnswerWait))
 	if err := WriteJSON(conn, FrameRequest, req); err != nil {
