@@ -181,6 +181,32 @@ func TestHostFaults(t *testing.T) {
 		t.Logf("fell back in %v", time.Since(start))
 	})
 
+	t.Run("toolbar command", func(t *testing.T) {
+		// A toolbar command goes through a running host (a hung one shows
+		// it: the command falls back with a warning) and never starts one.
+		state := []string{"state", "--relay", "http://127.0.0.1:1", "--timeout", "2s"}
+		r := e.Run(t, state...)
+		r.Fails(t, 5, "relay-unreachable")
+		noWarnings(t, r)
+		syscall.Kill(host, syscall.SIGSTOP)
+		r = e.Run(t, state...)
+		syscall.Kill(host, syscall.SIGCONT)
+		r.Fails(t, 5, "relay-unreachable")
+		if w := r.Warnings(); len(w) != 1 || w[0] != "host-unavailable" {
+			t.Fatalf("a toolbar command did not try the running host: %s", r)
+		}
+		syscall.Kill(host, syscall.SIGKILL)
+		waitGone(t, host, 2*time.Second)
+		r = e.Run(t, state...)
+		r.Fails(t, 5, "relay-unreachable")
+		noWarnings(t, r)
+		if pids := hostProcs(t, e); len(pids) != 0 {
+			t.Fatalf("a toolbar command started host %v", pids)
+		}
+		e.Run(t, "eval", "1").Exit(t, 0)
+		host = oneHost(t, e)
+	})
+
 	t.Run("older build", func(t *testing.T) {
 		// A copy of the front and the engine: another build by its file.
 		dir := t.TempDir()

@@ -10,6 +10,7 @@ package front
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -38,8 +39,13 @@ func Main(args []string) int {
 			strconv.Quote("dtb's engine is missing: "+err.Error()+"; install both binaries (go install github.com/dtb-cli/dtb/cmd/...@latest)"))
 		return 1
 	}
+	// A browser command starts the session's host if needed; a toolbar
+	// command uses it only when it runs already.
 	session, ok := hostwire.Route(args, os.Getenv)
-	if !ok {
+	var start []string
+	if ok {
+		start = hostwire.StartArgs(engine, session, os.Getenv)
+	} else if session, ok = hostwire.RouteIfRunning(args, os.Getenv); !ok {
 		return execEngine(engine, args, "")
 	}
 	paths, err := hostwire.PathsFor("", session)
@@ -49,13 +55,15 @@ func Main(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	cwd, _ := os.Getwd()
 	req := hostwire.NewRequest(args, cwd, os.Environ(), isTerminal(os.Stdout), isTerminal(os.Stderr))
-	client := &hostwire.Client{Paths: paths, Build: hostwire.BuildID(engine), Start: hostwire.StartArgs(engine, session, os.Getenv), Env: hostwire.HostEnv(os.Environ())}
+	client := &hostwire.Client{Paths: paths, Build: hostwire.BuildID(engine), Start: start, Env: hostwire.HostEnv(os.Environ())}
 	code, err := client.Run(ctx, req, os.Stdout, os.Stderr)
 	interrupted := ctx.Err() != nil
 	stop()
 	switch ge, gone := err.(*hostwire.GoneError); {
 	case err == nil:
 		return code
+	case errors.Is(err, hostwire.ErrNoHost):
+		return execEngine(engine, args, "")
 	case gone:
 		return execEngine(engine, args, hostwire.EnvFrontGone+"="+ge.Err.Error())
 	case interrupted:

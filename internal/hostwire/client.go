@@ -32,10 +32,14 @@ type Client struct {
 	Paths Paths
 	Build string
 	// Start is the command line of a new host (the dtb binary and its
-	// arguments) and its environment.
+	// arguments) and its environment; nil: only a running host is used
+	// (ErrNoHost when none answers).
 	Start []string
 	Env   []string
 }
+
+// ErrNoHost: no host runs, and the client was not to start one.
+var ErrNoHost = errors.New("no session host runs")
 
 // Unavailable is a host that could not take the command: the CLI attaches
 // directly (and says so in a warning).
@@ -88,6 +92,9 @@ func (m *mismatch) Error() string { return fmt.Sprintf("host %d is another build
 func (c *Client) connect() (Conn, error) {
 	if conn, err := Dial(c.Paths.Socket, AnswerWait); err == nil {
 		return conn, nil
+	}
+	if c.Start == nil {
+		return nil, ErrNoHost
 	}
 	return c.start()
 }

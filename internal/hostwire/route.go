@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,18 +44,24 @@ var Commands = []string{
 	"storage", "type", "uncheck", "unroute", "wait",
 }
 
-func isCommand(name string) bool {
-	for _, c := range Commands {
-		if c == name {
-			return true
-		}
-	}
-	return false
+// ToolbarCommands are the toolbar commands, which go through the session's
+// host only when one runs already (a relay answers them without a browser,
+// and a host is not started for them): it spares the engine's start.
+var ToolbarCommands = []string{"commands", "run", "state"}
+
+// Route says whether args, a browser command, go through the session host
+// (started on demand) and, if so, of which session.
+func Route(args []string, getenv func(string) string) (session string, ok bool) {
+	return route(args, getenv, Commands)
 }
 
-// Route says whether args go through the session host and, if so, of which
-// session.
-func Route(args []string, getenv func(string) string) (session string, ok bool) {
+// RouteIfRunning says whether args, a toolbar command, go through the
+// session's host if one runs, and of which session.
+func RouteIfRunning(args []string, getenv func(string) string) (session string, ok bool) {
+	return route(args, getenv, ToolbarCommands)
+}
+
+func route(args []string, getenv func(string) string, commands []string) (session string, ok bool) {
 	// A browser named with --cdp is the user's (or a remote service's): its
 	// commands attach directly unless DTB_HOST=always asks the host to hold
 	// that connection too (a remote browser then costs one round trip per
@@ -63,7 +70,7 @@ func Route(args []string, getenv func(string) string) (session string, ok bool) 
 	if len(args) < 2 || strings.EqualFold(getenv(EnvHost), "off") || (getenv("DTB_CDP") != "" && !always) || getenv("DTB_AUTO_CONNECT") != "" {
 		return "", false
 	}
-	if !isCommand(args[1]) {
+	if !slices.Contains(commands, args[1]) {
 		return "", false
 	}
 	session = getenv("DTB_SESSION")
@@ -84,6 +91,9 @@ func Route(args []string, getenv func(string) string) (session string, ok bool) 
 		}
 		if !hasVal && i+1 < len(args) {
 			val = args[i+1]
+		}
+		if pathFlags[flagName] == isPath && val == "-" {
+			return "", false // stdin
 		}
 		switch flagName {
 		case "h", "help", "stdin", "auto-connect":
@@ -205,7 +215,7 @@ const (
 // the CLI's machine; pathEnv the variables that stand for such flags.
 var (
 	pathFlags = map[string]int{
-		"out": isPath, "o": isPath, "file": isPath, "f": isPath, "har": isPath,
+		"out": isPath, "o": isPath, "file": isPath, "f": isPath, "har": isPath, "input-file": isPath,
 		"user-data-dir": isPath, "cdp-ca": isPath, "body": isAtPath, "chrome": isProgram,
 	}
 	pathEnv = map[string]int{"DTB_USER_DATA_DIR": isPath, "DTB_CDP_CA": isPath, "DTB_CHROME": isProgram}

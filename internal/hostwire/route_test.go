@@ -49,6 +49,29 @@ func TestHostRoute(t *testing.T) {
 	}
 }
 
+// Toolbar commands go through a running host, never with stdin.
+func TestRouteIfRunning(t *testing.T) {
+	cases := []struct {
+		args []string
+		ok   bool
+	}{
+		{[]string{"dtb", "state"}, true},
+		{[]string{"dtb", "run", "flags.set", "key=a"}, true},
+		{[]string{"dtb", "run", "flags.set", "-"}, false},
+		{[]string{"dtb", "run", "flags.set", "--input-file", "-"}, false},
+		{[]string{"dtb", "run", "flags.set", "--input-file=-"}, false},
+		{[]string{"dtb", "run", "flags.set", "--input-file", "in.json"}, true},
+		{[]string{"dtb", "eval", "1"}, false},
+		{[]string{"dtb", "relay"}, false},
+		{[]string{"dtb", "mcp"}, false},
+	}
+	for _, c := range cases {
+		if _, ok := RouteIfRunning(c.args, func(string) string { return "" }); ok != c.ok {
+			t.Errorf("RouteIfRunning(%q) = %v, want %v", c.args, ok, c.ok)
+		}
+	}
+}
+
 // The files a command names are the CLI's: relative ones are made absolute
 // against its working folder, in flags and in the variables that stand for
 // flags; a program name without a slash stays a name to look up.
