@@ -168,8 +168,8 @@ func TestMCPSchemas(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("tools/list: %d tools, %d bytes", len(tools), len(b))
-	if len(b) > 16384 {
-		t.Errorf("tools/list is %d bytes, over 16 KiB", len(b))
+	if len(b) > 16000 {
+		t.Errorf("tools/list is %d bytes, over 16 KB", len(b))
 	}
 	for _, l := range listed {
 		if l.Annotations == nil || l.Title == "" {

@@ -346,8 +346,8 @@ func TestMCPStructuredContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("tools/list: %d tools, %d bytes", len(list.Tools), len(b))
-	if len(b) > 16384 {
-		t.Errorf("tools/list is %d bytes, over 16 KiB", len(b))
+	if len(b) > 16000 {
+		t.Errorf("tools/list is %d bytes, over 16 KB", len(b))
 	}
 	schema := map[string]bool{}
 	for _, tool := range list.Tools {
