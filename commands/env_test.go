@@ -21,7 +21,7 @@ var argumentFlags = map[string]bool{
 	// what an action does
 	"button": true, "count": true, "modifiers": true, "force": true, "clear": true, "keys": true,
 	"submit": true, "by-label": true, "dx": true, "dy": true, "to": true, "current": true,
-	"incognito": true, "clip": true, "full": true, "out": true, "boxes": true, "file": true,
+	"incognito": true, "clip": true, "full": true, "annotate": true, "out": true, "boxes": true, "file": true,
 	"no-await": true, "input-file": true,
 	// conditions to wait for
 	"until": true, "load": true, "gone": true, "url": true, "js": true, "quiet": true,

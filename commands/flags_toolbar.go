@@ -3,7 +3,6 @@ package commands
 import (
 	"fmt"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -69,7 +68,7 @@ func toolbarTransport(c *cli.Context, inv *invocation, timeout time.Duration) (t
 		return nil, nil, err
 	}
 	if !c.IsSet("relay") {
-		client.SetDiscovery(relayclient.Discovery{Ports: relayCandidatePorts(), Found: func(from, to string) {
+		client.SetDiscovery(relayclient.Discovery{Ports: relayCandidatePorts(inv.getenv), Found: func(from, to string) {
 			inv.printer.Warn("relay-found", fmt.Sprintf("no relay at %s; using the one that answers at %s (set --relay or DTB_RELAY to choose)", from, to), map[string]any{"relay": to})
 		}})
 	}
@@ -83,8 +82,9 @@ const testRelayPortsEnv = "DTB_TEST_RELAY_PORTS"
 
 // relayCandidatePorts are where dtb looks for a relay when none was named and the
 // default does not answer: the usual dev-server ports and dtb relay's own default.
-func relayCandidatePorts() []int {
-	if v, ok := os.LookupEnv(testRelayPortsEnv); ok {
+// getenv is the command's environment (in the session host, the CLI's).
+func relayCandidatePorts(getenv func(string) string) []int {
+	if v := getenv(testRelayPortsEnv); v != "" {
 		var ports []int
 		for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
 			if p, err := strconv.Atoi(f); err == nil {

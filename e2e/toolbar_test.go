@@ -52,7 +52,7 @@ func TestToolbar(t *testing.T) {
 		// No browser session and no relay URL: the default relay, which is not
 		// there (exit 5), rather than a launched browser.
 		// (No other ports probed: a relay elsewhere on the machine would be found.)
-		r = cli.Exec(ctx, []string{"DTB_SESSION=no-such-session-" + rid, portsEnv + "="}, "", "state")
+		r = cli.Exec(ctx, []string{"DTB_SESSION=no-such-session-" + rid, portsEnv + "=none"}, "", "state")
 		if r.Code != 5 || !strings.Contains(r.Stderr, strings.TrimPrefix(relayclient.DefaultBase, "http://")) {
 			t.Errorf("without relay or browser: %s", r)
 		}

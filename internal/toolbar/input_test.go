@@ -423,6 +423,22 @@ func TestWaitFor(t *testing.T) {
 			t.Fatalf("got %v, want interrupted exit 130", err)
 		}
 	})
+	t.Run("a deadline during the predicate is the condition not holding", func(t *testing.T) {
+		// The state came, the predicate was still running at the deadline:
+		// as for a false predicate, not a jq error.
+		slow, err := output.CompileJQ("def f: f; f", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := &fakeTransport{steps: []func() (json.RawMessage, error){state(true)}}
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		_, err = WaitFor(ctx, f, slow, nil, time.Millisecond)
+		var e *output.Error
+		if !errors.As(err, &e) || e.Reason != "timeout" || e.Message != "the --until condition did not hold in time" || e.Details["lastState"] == nil {
+			t.Fatalf("got %v (%+v)", err, e)
+		}
+	})
 	t.Run("a jq runtime error in the predicate stops the wait", func(t *testing.T) {
 		bad, _ := output.CompileJQ(".connection.connected.x", nil)
 		f := &fakeTransport{steps: []func() (json.RawMessage, error){state(true)}}

@@ -139,10 +139,13 @@ func WaitFor(ctx context.Context, t Transport, pred *gojq.Code, args map[string]
 		if err == nil {
 			lastState, lastErr = doc, nil
 			outs, qerr := output.Query(ctx, pred, doc, args)
-			if qerr != nil {
+			switch {
+			case qerr != nil && ctx.Err() == nil:
 				return nil, qerr
-			}
-			if len(outs) > 0 && output.Truthy(outs[len(outs)-1]) {
+			case qerr != nil:
+				// The deadline came while the predicate ran on a fresh
+				// state: the condition did not hold in time (below).
+			case len(outs) > 0 && output.Truthy(outs[len(outs)-1]):
 				return doc, nil
 			}
 		} else {
