@@ -42,6 +42,11 @@ func (s *Session) fastBrowser() *browser.BrowserInfo {
 	if b == nil {
 		return nil
 	}
+	if !b.Attached && b.PID > 0 && !proc.Alive(b.PID) {
+		// A launched browser that was killed: the session host's pooled
+		// connections to it may not have seen their end yet.
+		return nil
+	}
 	if want := s.wantSource(); want != "" && b.Source != want {
 		return nil
 	}
