@@ -4,10 +4,8 @@ package front
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 )
 
 // execEngine runs the engine with args and the same streams, with extra
@@ -25,8 +23,7 @@ func execEngine(engine string, args []string, extra string) int {
 		return xe.ExitCode()
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, `{"ok":false,"reason":"engine-missing","error":%s}`+"\n", strconv.Quote("cannot start dtb's engine "+engine+": "+err.Error()))
-		return 1
+		return failNoEngine("cannot start dtb's engine " + engine + ": " + err.Error())
 	}
 	return 0
 }

@@ -3,9 +3,7 @@
 package front
 
 import (
-	"fmt"
 	"os"
-	"strconv"
 	"syscall"
 )
 
@@ -18,6 +16,5 @@ func execEngine(engine string, args []string, extra string) int {
 		env = append(env, extra)
 	}
 	err := syscall.Exec(engine, args, env)
-	fmt.Fprintf(os.Stderr, `{"ok":false,"reason":"engine-missing","error":%s}`+"\n", strconv.Quote("cannot start dtb's engine "+engine+": "+err.Error()))
-	return 1
+	return failNoEngine("cannot start dtb's engine " + engine + ": " + err.Error())
 }

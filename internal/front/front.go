@@ -34,10 +34,7 @@ const exitInterrupted = 130
 func Main(args []string) int {
 	engine, err := enginePath()
 	if err != nil {
-		// No engine to print through: the error document by hand.
-		fmt.Fprintf(os.Stderr, `{"ok":false,"reason":"engine-missing","error":%s}`+"\n",
-			strconv.Quote("dtb's engine is missing: "+err.Error()+"; install both binaries (go install github.com/dtb-cli/dtb/cmd/...@latest)"))
-		return 1
+		return failNoEngine("dtb's engine is missing: " + err.Error() + "; install both binaries (go install github.com/dtb-cli/dtb/cmd/...@latest)")
 	}
 	// A browser command starts the session's host if needed; a toolbar
 	// command uses it only when it runs already.
@@ -95,6 +92,13 @@ func enginePath() (string, error) {
 		return "", fmt.Errorf("%s is not an executable", engine)
 	}
 	return engine, nil
+}
+
+// failNoEngine prints the engine-missing error document (by hand: there is
+// no engine to print through) and returns its exit code.
+func failNoEngine(msg string) int {
+	fmt.Fprintf(os.Stderr, `{"ok":false,"reason":"engine-missing","error":%s}`+"\n", strconv.Quote(msg))
+	return 1
 }
 
 func isTerminal(f *os.File) bool {
