@@ -68,6 +68,15 @@ func TestFrontHandsOverToEngine(t *testing.T) {
 	if out != "state|--jq|.a b|" || code != 7 {
 		t.Fatalf("not handed over as given: %q, exit %d", out, code)
 	}
+	// Through a symlink elsewhere (an install into a PATH folder): the
+	// engine beside the front's real file.
+	link := filepath.Join(t.TempDir(), "dtb")
+	if err := os.Symlink(bin, link); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, code := run(t, link, []string{"DTB_STATE_DIR=" + state}, "version"); out != "version|" || code != 7 {
+		t.Fatalf("through a symlink: %q, exit %d", out, code)
+	}
 	// A browser command whose host cannot be reached (the socket path is
 	// over the unix limit): the engine runs it, told why.
 	long := filepath.Join(state, strings.Repeat("d", 120))
