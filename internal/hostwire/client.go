@@ -27,6 +27,14 @@ const WithdrawWait = 500 * time.Millisecond
 // socket answering).
 const startWait = 3 * time.Second
 
+// Conn is a connection to a host's socket.
+type Conn interface {
+	Read([]byte) (int, error)
+	Write([]byte) (int, error)
+	Close() error
+	SetDeadline(time.Time) error
+}
+
 // Client is the CLI's side of a session's host.
 type Client struct {
 	Paths Paths

@@ -9,14 +9,6 @@ import (
 	"time"
 )
 
-// Conn is a connection to a host's socket.
-type Conn interface {
-	Read([]byte) (int, error)
-	Write([]byte) (int, error)
-	Close() error
-	SetDeadline(time.Time) error
-}
-
 // Dial connects to the unix socket at path, trying for at most wait while
 // the host's backlog is full. It uses the socket calls themselves, not
 // package net: net links the C resolver, which makes the front a
