@@ -96,7 +96,7 @@ func route(args []string, getenv func(string) string, commands []string) (sessio
 			return "", false // stdin
 		}
 		switch flagName {
-		case "h", "help", "stdin", "auto-connect":
+		case "h", "help", "stdin", "auto-connect", "generate-bash-completion":
 			return "", false
 		case "cdp":
 			if !always {

@@ -29,6 +29,7 @@ func TestHostRoute(t *testing.T) {
 		{[]string{"dtb", "eval"}, env(), "", false},      // the expression from stdin
 		{[]string{"dtb", "eval", "-"}, env(), "", false}, // stdin
 		{[]string{"dtb", "eval", "1", "--help"}, env(), "", false},
+		{[]string{"dtb", "click", "--generate-bash-completion"}, env(), "", false}, // shell completion: no host for it
 		{[]string{"dtb", "eval", "1"}, env("DTB_HOST", "off"), "", false},
 		{[]string{"dtb", "eval", "1", "--cdp", "http://h:1"}, env(), "", false},
 		{[]string{"dtb", "eval", "1", "--cdp", "http://h:1"}, env("DTB_HOST", "always"), "default", true},
