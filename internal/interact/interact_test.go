@@ -670,3 +670,24 @@ func TestWait(t *testing.T) {
 		}
 	}
 }
+
+// A form's fields take their context from the heading above the form, not
+// from the label of the form's first field; a label that labels nothing still
+// titles its card.
+func TestInspectContextSkipsFieldLabels(t *testing.T) {
+	p, _, ctx := open(t, "labelled.html")
+	ins, err := p.Inspect(ctx, InspectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, it := range ins.Items {
+		got[it.Name] = it.Ctx
+	}
+	want := map[string]string{"Name": "Profile", "Email": "Profile", "Plan": "Profile", "Newsletter": "Profile", "Save": "Profile", "Choose": "Plan A"}
+	for name, ctxWant := range want {
+		if got[name] != ctxWant {
+			t.Errorf("%s: context %q, want %q\n%s", name, got[name], ctxWant, strings.Join(ins.Lines(false), "\n"))
+		}
+	}
+}

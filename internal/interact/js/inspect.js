@@ -76,6 +76,9 @@ function makeContext(root) {
           if (c.nodeType === 3) {
             if (norm(c.data) && rendered(el)) t = norm(c.data);
           } else if (c.nodeType === 1) {
+            // A label of a control names that control, not the container:
+            // in a form, the first field's label is no context of the next.
+            if (c.localName === 'label' && c.control) continue;
             const ct = firstText.get(c);
             if (ct) t = ct;
           }
