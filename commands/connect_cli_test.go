@@ -1,12 +1,12 @@
 package commands
 
 import (
-	"net"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/dtb-cli/dtb/internal/browsertest"
 )
 
 // TestConnectTimeoutCLI: an endpoint that accepts connections and never
@@ -15,32 +15,7 @@ import (
 // diagnosed by dtb status.
 func TestConnectTimeoutCLI(t *testing.T) {
 	e := newCLI(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var held []net.Conn
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			held = append(held, c) // accepted, never answered
-			mu.Unlock()
-		}
-	}()
-	defer func() {
-		l.Close()
-		mu.Lock()
-		for _, c := range held {
-			c.Close()
-		}
-		mu.Unlock()
-	}()
-	addr := l.Addr().String()
+	addr := browsertest.BlackHole(t)
 	port := addr[strings.LastIndex(addr, ":")+1:]
 	for _, cdp := range []string{"http://" + addr, port, "ws://" + addr + "/devtools/browser/x"} {
 		r := e.Run(t, "eval", "1", "--cdp", cdp, "--connect-timeout", "1s", "--session", "hung", "--timeout", "60s")

@@ -1,11 +1,9 @@
 package commands
 
 import (
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/dtb-cli/dtb/internal/browsertest"
@@ -16,31 +14,7 @@ import (
 // script), the load is stopped, and the next command is answered (issue 23.5).
 func TestNavigationPendingCLI(t *testing.T) {
 	browsertest.Need(t, browsertest.Find().Preferred(), "Chromium")
-	hole, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var held []net.Conn
-	go func() {
-		for {
-			c, err := hole.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			held = append(held, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		hole.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range held {
-			c.Close()
-		}
-	})
+	hole := browsertest.BlackHole(t)
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.Write([]byte(`<!doctype html><title>here</title>`))
@@ -49,7 +23,7 @@ func TestNavigationPendingCLI(t *testing.T) {
 	e := newCLI(t)
 	stopBrowserAtEnd(t, e)
 	e.Run(t, "open", page.URL).Exit(t, 0)
-	e.Run(t, "eval", `setTimeout(() => { location.href = "http://`+hole.Addr().String()+`/x"; }, 0), 1`).Exit(t, 0)
+	e.Run(t, "eval", `setTimeout(() => { location.href = "http://`+hole+`/x"; }, 0), 1`).Exit(t, 0)
 	r := e.Run(t, "eval", "1", "--timeout", "1s")
 	r.Fails(t, 4, "navigation-pending")
 	if r = e.Run(t, "eval", "document.title", "-r", "--timeout", "5s"); r.Code != 0 || strings.TrimSpace(r.Stdout) != "here" {

@@ -3,8 +3,11 @@ package browsertest
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
+	"sync"
+	"testing"
 )
 
 // PagedataHandler serves dir (testdata/pagedata), /__status__/CODE (a short
@@ -27,4 +30,37 @@ func PagedataHandler(dir, closed string) http.Handler {
 		fmt.Fprintf(w, "window.closedURL = %s;\n", b)
 	})
 	return mux
+}
+
+// BlackHole listens on a loopback port that accepts connections and never
+// answers (a hung endpoint, a navigation that never gets a response) and
+// returns its address; the listener and what it holds close at the end of t.
+func BlackHole(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var held []net.Conn
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			c.Close()
+		}
+	})
+	return l.Addr().String()
 }
