@@ -592,3 +592,20 @@ window.fire = async () => { for (let i = 0; i < 6; i++) await fetch('/api/' + i)
 		t.Fatalf("a record of 3 kept %q: %s", urls, r)
 	}
 }
+
+// A relative DTB_STATE_DIR is the CLI's folder's, for the session host too
+// (which works from /): commands go through one host, none falls back.
+func TestHostRelativeStateDir(t *testing.T) {
+	e, url := hostCLI(t)
+	e.Dir = filepath.Dir(e.State)
+	e.State, e.Cache = "state", "cache"
+	for _, args := range [][]string{{"open", url}, {"eval", "1+1"}} {
+		r := e.Run(t, args...)
+		r.Exit(t, 0)
+		noWarnings(t, r)
+	}
+	st := e.Run(t, "status", "--jq", ".host.pid")
+	if pid, _ := strconv.Atoi(strings.TrimSpace(st.Stdout)); pid <= 0 {
+		t.Fatalf("no host: %s", st)
+	}
+}

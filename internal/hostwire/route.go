@@ -165,14 +165,22 @@ func forwardedEnv(environ []string) map[string]string {
 	return env
 }
 
+// placeEnv are the variables that place the session's files: the host keeps
+// them, made absolute (it works from /, the CLI from its own folder).
+var placeEnv = map[string]bool{"DTB_STATE_DIR": true, "DTB_CACHE_DIR": true, "XDG_STATE_HOME": true}
+
 // HostEnv is the host's own environment: the CLI's without the settings that
 // each request brings (they would otherwise apply to every later command),
 // but with what places the session (state and cache folders).
 func HostEnv(environ []string) []string {
 	var env []string
 	for _, kv := range environ {
-		k, _, _ := strings.Cut(kv, "=")
-		if (strings.HasPrefix(k, "DTB_") && k != "DTB_STATE_DIR" && k != "DTB_CACHE_DIR") || k == "NO_COLOR" {
+		k, v, _ := strings.Cut(kv, "=")
+		if placeEnv[k] {
+			if abs, err := filepath.Abs(v); err == nil && v != "" {
+				kv = k + "=" + abs
+			}
+		} else if strings.HasPrefix(k, "DTB_") || k == "NO_COLOR" {
 			continue
 		}
 		env = append(env, kv)

@@ -1,6 +1,8 @@
 package hostwire
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -97,5 +99,19 @@ func TestNewRequestPaths(t *testing.T) {
 	}
 	if r.Cwd != "/w" || r.OutTTY || !r.ErrTTY {
 		t.Errorf("request %+v", r)
+	}
+}
+
+// The host works from /: what places the session's files reaches it
+// absolute; the settings of one request do not reach it at all.
+func TestHostEnv(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := HostEnv([]string{"DTB_STATE_DIR=st", "DTB_CACHE_DIR=/c", "XDG_STATE_HOME=x", "DTB_TIMEOUT=5s", "NO_COLOR=1", "HOME=/h"})
+	want := []string{"DTB_STATE_DIR=" + filepath.Join(wd, "st"), "DTB_CACHE_DIR=/c", "XDG_STATE_HOME=" + filepath.Join(wd, "x"), "HOME=/h"}
+	if !slices.Equal(got, want) {
+		t.Errorf("HostEnv\n got %q\nwant %q", got, want)
 	}
 }

@@ -9,13 +9,14 @@ import (
 )
 
 // StateDir is the directory of dtb's state: $DTB_STATE_DIR, else
-// $XDG_STATE_HOME/dtb, else ~/.local/state/dtb.
+// $XDG_STATE_HOME/dtb, else ~/.local/state/dtb; always absolute (a relative
+// variable is taken from the working folder): the session host works from /.
 func StateDir() (string, error) {
 	if d := os.Getenv("DTB_STATE_DIR"); d != "" {
-		return d, nil
+		return filepath.Abs(d)
 	}
 	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "dtb"), nil
+		return filepath.Abs(filepath.Join(d, "dtb"))
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
@@ -24,10 +25,11 @@ func StateDir() (string, error) {
 	return filepath.Join(home, ".local", "state", "dtb"), nil
 }
 
-// CacheDir is dtb's cache directory: $DTB_CACHE_DIR, else the user cache dir + /dtb.
+// CacheDir is dtb's cache directory: $DTB_CACHE_DIR (absolute, as for
+// StateDir), else the user cache dir + /dtb.
 func CacheDir() (string, error) {
 	if d := os.Getenv("DTB_CACHE_DIR"); d != "" {
-		return d, nil
+		return filepath.Abs(d)
 	}
 	d, err := os.UserCacheDir()
 	if err != nil {
