@@ -68,7 +68,10 @@ func viaHost(ctx context.Context, args []string, streams IO) (int, bool) {
 	// or went away while it ran it.
 	if why, handed := os.LookupEnv(hostwire.EnvFrontUnavailable); handed {
 		os.Unsetenv(hostwire.EnvFrontUnavailable)
-		session, _ := hostwire.Route(args, os.Getenv)
+		session, browserCmd := hostwire.Route(args, os.Getenv)
+		if !browserCmd {
+			session, _ = hostwire.RouteIfRunning(args, os.Getenv)
+		}
 		warnHostUnavailable(printer(), why, session)
 		return 0, false
 	}
@@ -84,18 +87,11 @@ func viaHost(ctx context.Context, args []string, streams IO) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	paths, err := hostwire.PathsFor("", session)
-	if err != nil {
-		return 0, false
-	}
 	exe, err := os.Executable()
 	if err != nil || strings.HasSuffix(exe, ".test") {
 		return 0, false // a test binary running as dtb cannot be the host
 	}
-	cwd, _ := os.Getwd()
-	req := hostwire.NewRequest(args, cwd, os.Environ(), output.IsTerminal(streams.Stdout), output.IsTerminal(streams.Stderr))
-	client := &hostwire.Client{Paths: paths, Build: buildID(), Start: hostwire.StartArgs(exe, session, os.Getenv), Env: hostwire.HostEnv(os.Environ())}
-	code, err := client.Run(ctx, req, streams.Stdout, streams.Stderr)
+	code, err := hostwire.Forward(ctx, args, session, exe, true, output.IsTerminal(streams.Stdout), output.IsTerminal(streams.Stderr), streams.Stdout, streams.Stderr)
 	if err == nil {
 		return code, true
 	}
@@ -112,7 +108,7 @@ func failHostGone(p *output.Printer, err error) int {
 }
 
 func warnHostUnavailable(p *output.Printer, why, session string) {
-	p.Warn("host-unavailable", "the session host could not take the command ("+why+"); attached directly", map[string]any{"session": session})
+	p.Warn("host-unavailable", "the session host could not take the command ("+why+"); dtb ran it itself", map[string]any{"session": session})
 }
 
 // serveHost is the host process: dtb __session-host --session NAME [--idle D].

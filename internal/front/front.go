@@ -38,22 +38,15 @@ func Main(args []string) int {
 	}
 	// A browser command starts the session's host if needed; a toolbar
 	// command uses it only when it runs already.
-	session, ok := hostwire.Route(args, os.Getenv)
-	var start []string
-	if ok {
-		start = hostwire.StartArgs(engine, session, os.Getenv)
-	} else if session, ok = hostwire.RouteIfRunning(args, os.Getenv); !ok {
-		return execEngine(engine, args, "")
-	}
-	paths, err := hostwire.PathsFor("", session)
-	if err != nil {
-		return execEngine(engine, args, "")
+	session, startHost := hostwire.Route(args, os.Getenv)
+	if !startHost {
+		var ok bool
+		if session, ok = hostwire.RouteIfRunning(args, os.Getenv); !ok {
+			return execEngine(engine, args, "")
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	cwd, _ := os.Getwd()
-	req := hostwire.NewRequest(args, cwd, os.Environ(), isTerminal(os.Stdout), isTerminal(os.Stderr))
-	client := &hostwire.Client{Paths: paths, Build: hostwire.BuildID(engine), Start: start, Env: hostwire.HostEnv(os.Environ())}
-	code, err := client.Run(ctx, req, os.Stdout, os.Stderr)
+	code, err := hostwire.Forward(ctx, args, session, engine, startHost, isTerminal(os.Stdout), isTerminal(os.Stderr), os.Stdout, os.Stderr)
 	interrupted := ctx.Err() != nil
 	stop()
 	switch ge, gone := err.(*hostwire.GoneError); {

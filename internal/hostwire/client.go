@@ -65,6 +65,26 @@ type GoneError struct{ Err error }
 
 func (e *GoneError) Error() string { return "the session host went away: " + e.Err.Error() }
 
+// Forward runs the command line args of session through its host, with
+// this process's working folder and environment: engine is dtb-engine (the
+// host's program, whose file names the build); startHost says whether a host
+// may be started for it (else ErrNoHost when none runs); outTTY and errTTY
+// say whether stdout and stderr are terminals.
+func Forward(ctx context.Context, args []string, session, engine string, startHost, outTTY, errTTY bool, stdout, stderr io.Writer) (int, error) {
+	paths, err := PathsFor("", session)
+	if err != nil {
+		return 0, &Unavailable{Why: err.Error(), Err: err}
+	}
+	var start []string
+	if startHost {
+		start = StartArgs(engine, session, os.Getenv)
+	}
+	cwd, _ := os.Getwd()
+	environ := os.Environ()
+	c := &Client{Paths: paths, Build: BuildID(engine), Start: start, Env: HostEnv(environ)}
+	return c.Run(ctx, NewRequest(args, cwd, environ, outTTY, errTTY), stdout, stderr)
+}
+
 // Run runs req through the session's host, starting one when none answers,
 // and copies its output to stdout and stderr. It returns an *Unavailable
 // before the host took the command, a *GoneError after.
