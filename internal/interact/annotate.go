@@ -25,8 +25,10 @@ type Annotated struct {
 }
 
 // annotateCleanup bounds removing the overlay, which runs on a context of
-// its own: a capture that failed or ran out of time still removes it.
-const annotateCleanup = 3 * time.Second
+// its own: a capture that failed or ran out of time still removes it, and a
+// page too busy to answer holds the command this long past its deadline at
+// most (the next --annotate clears an overlay left behind).
+const annotateCleanup = 500 * time.Millisecond
 
 // Annotate lists the tab's elements as Inspect does, draws each visible one's
 // box and ref over the page (the viewport, or with full the whole page),
