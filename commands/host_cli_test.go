@@ -598,6 +598,8 @@ window.fire = async () => { for (let i = 0; i < 6; i++) await fetch('/api/' + i)
 func TestHostRelativeStateDir(t *testing.T) {
 	e, url := hostCLI(t)
 	e.Dir = filepath.Dir(e.State)
+	abs := e.State
+	t.Cleanup(func() { browsertest.StopHosts(abs) })
 	e.State, e.Cache = "state", "cache"
 	for _, args := range [][]string{{"open", url}, {"eval", "1+1"}} {
 		r := e.Run(t, args...)
