@@ -97,8 +97,10 @@ func (c *Client) Run(ctx context.Context, req *Request, stdout, stderr io.Writer
 		}
 		code, err := c.exchange(ctx, conn, req, stdout, stderr)
 		var mm *mismatch
-		if errors.Is(err, syscall.ECONNRESET) && attempt == 0 {
-			// A host that was closing as we connected: reach the next one.
+		if closedOnUs(err) && attempt == 0 {
+			// A host that was closing as we connected (its idle exit, a
+			// kill whose last thread has not yet exited): the request never
+			// reached it; reach, or start, the next one.
 			time.Sleep(20 * time.Millisecond)
 			continue
 		}
@@ -110,6 +112,15 @@ func (c *Client) Run(ctx context.Context, req *Request, stdout, stderr io.Writer
 		}
 		return code, err
 	}
+}
+
+// closedOnUs: the host's end of the connection closed before it took the
+// request (a host answers FrameStarted before it runs one, so the request did
+// not run).
+func closedOnUs(err error) bool {
+	var un *Unavailable
+	return errors.As(err, &un) && (errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF))
 }
 
 type mismatch struct{ PID int }
@@ -195,7 +206,7 @@ func (c *Client) exchange(ctx context.Context, conn Conn, req *Request, stdout, 
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(AnswerWait))
 	if err := WriteJSON(conn, FrameRequest, req); err != nil {
-		return 0, &Unavailable{Why: err.Error()}
+		return 0, &Unavailable{Why: err.Error(), Err: err}
 	}
 	typ, body, err := ReadFrame(conn)
 	if err != nil {
