@@ -902,13 +902,24 @@ func TestRequestLog(t *testing.T) {
 	rt.checkIn(body("tab-a", true, ""))
 	rt.checkIn("nope")
 	rt.do("GET", "/__dev-toolbar/state?reporter=tab-a", "")
-	mu.Lock()
-	defer mu.Unlock()
 	want := []string{
 		`^relay: page "p-[0-9a-f]{20}" checked in for the first time$`,
 		`^relay: POST /__dev-toolbar/state 400 \(\d+ ms\)$`,
 		`^relay: GET /__dev-toolbar/state\?reporter=tab-a 200 \(\d+ ms\)$`,
 	}
+	// A request is logged once its handler returns, which can be just after its
+	// client has the answer: wait for the lines, a missing or extra one still fails.
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		n := len(logged)
+		mu.Unlock()
+		if n >= len(want) || time.Now().After(deadline) {
+			break
+		}
+	}
+	time.Sleep(50 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
 	if len(logged) != len(want) {
 		t.Fatalf("logged %q", logged)
 	}
