@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -73,6 +74,23 @@ func TestInteractCLI(t *testing.T) {
 		r = e.Run(t, "eval", "document.getElementById('count').textContent", "-r")
 		if strings.Trim(strings.TrimSpace(r.Stdout), `"`) != "2" {
 			t.Fatalf("two clicks on Walnut Desk Lamp's button, count %s", r.Stdout)
+		}
+	})
+	// The page keeps what an inspect listed for its refs: a ref works from a
+	// direct attach as through the host, either way round.
+	t.Run("refs across connections", func(t *testing.T) {
+		direct := []string{"DTB_HOST=off"}
+		count := func() string {
+			r := e.Run(t, "eval", "document.getElementById('count').textContent", "-r")
+			return strings.Trim(strings.TrimSpace(r.Stdout), `"`)
+		}
+		before := count()
+		e.RunWith(t, direct, "", "click", "@e6").Exit(t, 0)
+		e.RunWith(t, direct, "", "inspect").Exit(t, 0)
+		e.Run(t, "click", "@e6").Exit(t, 0)
+		e.RunWith(t, direct, "", "click", "@e6").Exit(t, 0)
+		if n, _ := strconv.Atoi(before); count() != strconv.Itoa(n+3) {
+			t.Fatalf("three ref clicks from %s, count %s", before, count())
 		}
 	})
 	t.Run("screenshot element", func(t *testing.T) {

@@ -16,6 +16,7 @@ func TestRolesAndNamesMatchTheAXTree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			p.Refs = &RefSet{V: 1, Tabs: map[string]*TabRefs{p.TabID(): ins.Refs}}
 			var ax struct {
 				Nodes []struct {
 					Role struct {
@@ -49,7 +50,19 @@ func TestRolesAndNamesMatchTheAXTree(t *testing.T) {
 				if ref[1] != 0 || it.Hidden {
 					continue // frames have their own trees; hidden ones none
 				}
-				a, ok := byNode[ref[0]]
+				_, obj, _, err := p.resolveRef(ctx, it.Ref)
+				if err != nil {
+					t.Fatalf("%s: %v", it.Ref, err)
+				}
+				var d struct {
+					Node struct {
+						Backend int64 `json:"backendNodeId"`
+					} `json:"node"`
+				}
+				if err := tab.Call(ctx, "DOM.describeNode", map[string]any{"objectId": obj}, &d); err != nil {
+					t.Fatal(err)
+				}
+				a, ok := byNode[d.Node.Backend]
 				if !ok {
 					t.Errorf("%s (%s %q) is not in the AX tree", it.Ref, it.Role, it.Name)
 					continue

@@ -64,6 +64,7 @@ type inspectRes struct {
 	URL    string           `json:"url"`
 	Title  string           `json:"title"`
 	Token  string           `json:"token"`
+	Set    string           `json:"set"`
 	Frames [][4]float64     `json:"frames"`
 	Slots  []int            `json:"slots"`
 }
@@ -115,6 +116,11 @@ func (p *Page) inspectOnce(ctx context.Context, o InspectOptions) (*Inspection, 
 	keys := map[*frame]string{}
 	var rec func(f *frame, req map[string]any, depth int) error
 	rec = func(f *frame, req map[string]any, depth int) error {
+		if f.ctxID == 0 && !f.libUnkept {
+			// The main world is every connection's: the document can keep
+			// the elements for later commands (refs by index, see keptRef).
+			req["keep"] = refsKeyFor(p.tabID, f.docObj)
+		}
 		var res inspectRes
 		nodes, err := p.callDeep(ctx, f, "", req, &res)
 		if err != nil {
@@ -126,7 +132,8 @@ func (p *Page) inspectOnce(ctx context.Context, o InspectOptions) (*Inspection, 
 			ins.Refs.URL = res.URL
 		}
 		docIdx := int64(len(ins.Refs.Docs))
-		ins.Refs.Docs = append(ins.Refs.Docs, RefDoc{Chain: f.chain(), Token: res.Token})
+		ins.Refs.Docs = append(ins.Refs.Docs, RefDoc{Chain: f.chain(), Token: res.Token, Set: res.Set})
+		frameNodes := res.frameStart()
 		frameKey := ""
 		if f.parent != nil {
 			frameKey = keys[f]
@@ -141,7 +148,9 @@ func (p *Page) inspectOnce(ctx context.Context, o InspectOptions) (*Inspection, 
 				item.States = res.States[i]
 			}
 			ref := int64(0)
-			if i < len(nodes) {
+			if res.Set != "" {
+				ref = -int64(i) - 1
+			} else if i < len(nodes) {
 				ref = nodes[i].BackendNodeID
 			}
 			ins.Refs.Refs = append(ins.Refs.Refs, [2]int64{ref, docIdx})
@@ -160,7 +169,7 @@ func (p *Page) inspectOnce(ctx context.Context, o InspectOptions) (*Inspection, 
 			if fi == len(res.Frames) || depth > 8 {
 				continue
 			}
-			ni := nItems + fi
+			ni := frameNodes + fi
 			if ni >= len(nodes) || nodes[ni].FrameID == "" {
 				continue
 			}
@@ -188,6 +197,15 @@ func (p *Page) inspectOnce(ctx context.Context, o InspectOptions) (*Inspection, 
 		return nil, err
 	}
 	return ins, nil
+}
+
+// frameStart is where the frames start in the nodes of an inspect's answer:
+// after the items, or at 0 when the document kept the items (Set).
+func (r *inspectRes) frameStart() int {
+	if r.Set != "" {
+		return 0
+	}
+	return len(r.Items)
 }
 
 // UnmarshalJSON decodes the items and keeps each item's other keys as states.

@@ -505,6 +505,27 @@ func TestRefs(t *testing.T) {
 	if err != nil || lastEvent(t, tab) != "save draft" || r.Element.Ref != ref {
 		t.Fatalf("click %s: %v %v", ref, err, events(t, tab))
 	}
+	// The page keeps the last few inspects' elements (sessions sharing a tab
+	// keep their refs); an older one's refs are stale, never another element.
+	for i := 0; i < 7; i++ {
+		if _, err := p.Inspect(ctx, InspectOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := p.Click(ctx, Locator{Ref: ref, Nth: NoNth}, ClickOptions{Settle: quick}); err != nil || lastEvent(t, tab) != "save draft" {
+		t.Fatalf("click %s after 7 more inspects: %v", ref, err)
+	}
+	if _, err := p.Inspect(ctx, InspectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Click(ctx, Locator{Ref: ref, Nth: NoNth}, ClickOptions{Settle: quick}); reason(err) != "stale-ref" {
+		t.Fatalf("click %s after 8 more inspects: %v, want stale-ref", ref, err)
+	}
+	if ins, err = p.Inspect(ctx, InspectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	StoreRefs(st, tab.ID, ins.Refs)
+	p.Refs = LoadRefs(st)
 	// An unknown ref.
 	if _, err := p.Click(ctx, Locator{Ref: "e9999", Nth: NoNth}, ClickOptions{Settle: quick}); reason(err) != "no-such-ref" {
 		t.Fatalf("unknown ref: %v", err)

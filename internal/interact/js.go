@@ -77,12 +77,25 @@ var libHash = sync.OnceValue(func() uint64 {
 // part before the last dot names the execution context, stable across
 // connections, new with each document) in tab tabID.
 func libKeyFor(tabID, docObj string) string {
+	return docKey(fmt.Sprintf("%x", libHash()), tabID, docObj)
+}
+
+// refsKeyFor is the property name under which the document keeps the
+// elements of its last inspect (see keepRefs in inspect.js). It leaves the
+// library out, so that a ref outlives a library of another dtb build.
+func refsKeyFor(tabID, docObj string) string {
+	return docKey("refs", tabID, docObj)
+}
+
+// docKey is a property name private to kind, the tab and the document's
+// execution context.
+func docKey(kind, tabID, docObj string) string {
 	scope := ""
 	if i := strings.LastIndexByte(docObj, '.'); i > 0 {
 		scope = docObj[:i]
 	}
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%x\x00%s\x00%s", libHash(), tabID, scope)
+	fmt.Fprintf(h, "%s\x00%s\x00%s", kind, tabID, scope)
 	return fmt.Sprintf("__dtb_%016x", h.Sum64())
 }
 

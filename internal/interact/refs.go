@@ -3,6 +3,7 @@ package interact
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -22,8 +23,9 @@ type RefSet struct {
 	Tabs map[string]*TabRefs `json:"tabs"`
 }
 
-// TabRefs are the refs of one tab: Refs[i] is e(i+1) as [backendNodeId,
-// index into Docs].
+// TabRefs are the refs of one tab: Refs[i] is e(i+1) as [node, index into
+// Docs], where node is the element's backendNodeId, or -(k+1) for element k
+// of the set its document kept (RefDoc.Set).
 type TabRefs struct {
 	At   time.Time  `json:"at"`
 	URL  string     `json:"url,omitempty"`
@@ -36,6 +38,9 @@ type TabRefs struct {
 type RefDoc struct {
 	Chain []string `json:"chain,omitempty"`
 	Token string   `json:"token"`
+	// Set names the elements the document kept of the inspect (main-world
+	// documents; see keepRefs in js/inspect.js).
+	Set string `json:"set,omitempty"`
 }
 
 // maxRefTabs bounds how many tabs keep refs in the session file.
@@ -111,8 +116,16 @@ func (p *Page) resolveRef(ctx context.Context, ref string) (*frame, string, RefD
 		}
 		return nil, "", doc, err
 	}
-	obj, err := p.resolveNode(ctx, f, r[0])
+	var obj string
+	if r[0] < 0 {
+		obj, err = p.keptRef(ctx, f, doc.Set, -r[0]-1)
+	} else {
+		obj, err = p.resolveNode(ctx, f, r[0])
+	}
 	if err != nil {
+		if errors.Is(err, errSetLost) {
+			return nil, "", doc, stale("the page no longer holds what that inspect listed")
+		}
 		if isGone(err) {
 			return nil, "", doc, stale("its element left the document")
 		}
@@ -176,3 +189,24 @@ func (p *Page) actRef(ctx context.Context, ref string, nd need, a action) (*outc
 
 // refName is e(i+1).
 func refName(i int) string { return fmt.Sprintf("e%d", i+1) }
+
+// keptRef is the object id of element i of the set its document kept at the
+// inspect; errGone when the element or the set is gone (a new document, or
+// the document's record replaced).
+func (p *Page) keptRef(ctx context.Context, f *frame, set string, i int64) (string, error) {
+	r, err := p.call(ctx, f, "", map[string]any{"op": "keptRef", "key": refsKeyFor(p.tabID, f.docObj), "set": set, "i": i}, byObject)
+	if err != nil {
+		return "", err
+	}
+	if r.Subtype != "node" {
+		if string(r.Value) == `"lost"` {
+			return "", errSetLost
+		}
+		return "", fmt.Errorf("%w: kept ref %s", errGone, r.Value)
+	}
+	return r.ObjectID, nil
+}
+
+// errSetLost: the document no longer holds the inspect's elements (too many
+// inspects of the tab since, or the page removed dtb's record).
+var errSetLost = fmt.Errorf("%w: the inspect's elements are no longer kept", errGone)

@@ -195,6 +195,47 @@ function inspect(req) {
     res.frames = found.frames.map(f => contentBox(f.el).map(Math.round));
     res.slots = frameSlots(found);
   }
+  if (req.keep) {
+    // The listed elements stay with the document, for refs to name by index:
+    // deep-serializing thousands of nodes to learn their ids costs more than
+    // the whole walk. Only the frames travel as nodes.
+    res.set = keepRefs(TOP_DOC, req.keep, found.matches.map(m => m.el));
+    if (res.set) return [JSON.stringify(res)].concat(found.frames.map(f => f.el));
+  }
   if (req.nodes) return [JSON.stringify(res)].concat(found.matches.map(m => m.el), found.frames.map(f => f.el));
   return res;
+}
+
+// keepRefs leaves els on doc under key (a non-enumerable property) as weak
+// references, so refs never keep removed elements alive, and returns the
+// set's id ('' when the document refuses the property). The last few sets
+// stay, so that sessions inspecting one tab do not end each other's refs.
+function keepRefs(doc, key, els) {
+  let kept = Object.prototype.hasOwnProperty.call(doc, key) ? doc[key] : null;
+  if (!kept || !(kept.sets instanceof Map)) {
+    kept = { sets: new Map() };
+    try {
+      Object.defineProperty(doc, key, { value: kept });
+    } catch (e) {
+      return '';
+    }
+    if (doc[key] !== kept) return '';
+  }
+  const id = Date.now().toString(36) + '.' + Math.random().toString(36).slice(2);
+  kept.sets.set(id, els.map(el => new WeakRef(el)));
+  while (kept.sets.size > KEPT_SETS) kept.sets.delete(kept.sets.keys().next().value);
+  return id;
+}
+
+const KEPT_SETS = 8;
+
+// keptRef is element i of the kept set named set, or why there is none.
+function keptRef(doc, key, set, i) {
+  const kept = Object.prototype.hasOwnProperty.call(doc, key) ? doc[key] : null;
+  const refs = kept && kept.sets instanceof Map ? kept.sets.get(set) : null;
+  if (!refs) return 'lost';
+  const r = refs[i];
+  const el = r ? r.deref() : null;
+  if (!el || el.nodeType !== 1 || !el.isConnected) return 'detached';
+  return el;
 }

@@ -76,6 +76,9 @@ function dispatch(req) {
       res.target = describe(el, true);
       return res;
     }
+    case 'keptRef':
+      // The element a ref of a kept inspect names, or why it is gone.
+      return keptRef(TOP_DOC, req.key, req.set, req.i);
     case 'refElement': {
       const el = SELF;
       if (!el || el.nodeType !== 1 || !el.isConnected) return { stale: 'detached' };
