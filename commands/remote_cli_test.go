@@ -1,10 +1,13 @@
 package commands
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dtb-cli/dtb/internal/browsertest"
 )
@@ -61,6 +64,41 @@ func TestRemoteServiceCLI(t *testing.T) {
 			run("screenshot").Exit(t, 0)
 			if refused := svc.Refused(); len(refused) != 0 {
 				t.Fatalf("requests without the token: %v", refused)
+			}
+		})
+	}
+	// A service that cuts its connections mid-command: the command ends at
+	// once saying the browser went away (not at its --timeout), and the next
+	// one connects again, through the host as directly.
+	for _, env := range [][]string{nil, {"DTB_HOST=always"}} {
+		t.Run(fmt.Sprintf("dropped mid-command %v", env), func(t *testing.T) {
+			args := []string{"--session", "dropped", "--cdp", svc.URL, "--cdp-header", "Authorization: Bearer " + browsertest.ServiceToken, "--cdp-ca", ca}
+			run := func(a ...string) browsertest.Result { t.Helper(); return e.RunWith(t, env, "", append(a, args...)...) }
+			defer run("browser", "stop")
+			run("open", page.URL).Exit(t, 0)
+			done := make(chan browsertest.Result, 1)
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				done <- e.Exec(ctx, env, "", append([]string{"wait", "--js", "(window.polls = (window.polls || 0) + 1, false)", "--timeout", "20s"}, args...)...)
+			}()
+			// Cut once the wait is polling the page.
+			for i := 0; ; i++ {
+				if r := run("eval", "window.polls || 0", "-r"); strings.TrimSpace(r.Stdout) != "0" {
+					break
+				}
+				if i == 100 {
+					t.Fatal("the wait never polled the page")
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			svc.DropConnections()
+			r := <-done
+			if r.Code != 5 || r.Elapsed > 10*time.Second || !strings.Contains(r.Stderr, "browser-gone") {
+				t.Fatalf("a wait whose connection was dropped: want exit 5 browser-gone at once\n%s (%v)", r, r.Elapsed)
+			}
+			if r := run("eval", "document.title", "-r"); r.Code != 0 || strings.TrimSpace(r.Stdout) != "remote" {
+				t.Fatalf("the command after the drop: %s", r)
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package browsertest
 
 import (
 	"encoding/pem"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -28,6 +29,7 @@ type Service struct {
 	refused []string
 	// NoDiscovery: /json/* answers 404, as on a service with websockets only.
 	NoDiscovery atomic.Bool
+	conns       map[net.Conn]bool
 }
 
 // NewService starts a Service for the browser at endpoint (http://host:port),
@@ -59,6 +61,19 @@ func NewService(t testing.TB, endpoint string, overTLS bool) *Service {
 		r.Header.Del("Authorization")
 		proxy.ServeHTTP(w, r)
 	}))
+	// Every connection is tracked, websockets (hijacked) included, so that
+	// DropConnections can cut them as a service that ends sessions does.
+	s.conns = map[net.Conn]bool{}
+	s.Config.ConnState = func(c net.Conn, st http.ConnState) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		switch st {
+		case http.StateNew:
+			s.conns[c] = true
+		case http.StateClosed:
+			delete(s.conns, c)
+		}
+	}
 	if overTLS {
 		s.StartTLS()
 	} else {
@@ -66,6 +81,20 @@ func NewService(t testing.TB, endpoint string, overTLS bool) *Service {
 	}
 	t.Cleanup(s.Close)
 	return s
+}
+
+// DropConnections closes every connection open to the service, websockets
+// included: a service that ends its sessions (an idle limit, a session
+// length) or a network that drops them.
+func (s *Service) DropConnections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(s.conns)
+	for c := range s.conns {
+		c.Close()
+		delete(s.conns, c)
+	}
+	return n
 }
 
 // Refused are the requests the service refused for want of the token.

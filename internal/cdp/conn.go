@@ -68,6 +68,8 @@ type Conn struct {
 	maxMessage, droppedEvent atomic.Int64
 	// pooled: the connection came from Pool (see pool.go).
 	pooled bool
+	// enabled: the "session\x00key" of each EnableOnce that succeeded.
+	enabled sync.Map
 }
 
 // Dial connects to a CDP websocket URL (ws:// or wss://) with optional handshake

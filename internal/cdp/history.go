@@ -111,7 +111,7 @@ wait:
 		select {
 		case ev, ok := <-events:
 			if !ok {
-				return nil, output.Errorf("torn-down", "the tab closed during %s", action).With("tab", p.ID)
+				return nil, p.Ended(action, nil)
 			}
 			switch ev.Method {
 			case page.FrameNavigated.Method:

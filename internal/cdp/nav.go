@@ -142,7 +142,7 @@ func (p *Page) Navigate(ctx context.Context, rawURL string, wait WaitMode) (*Nav
 			select {
 			case _, ok := <-loaded:
 				if !ok {
-					return nil, output.Errorf("torn-down", "the tab closed while loading %s", rawURL)
+					return nil, p.Ended("the load of "+rawURL, nil)
 				}
 				break waitLoop
 			case <-ctx.Done():

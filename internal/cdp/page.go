@@ -58,9 +58,22 @@ func (p *Page) Post(ctx context.Context, method string, params any) {
 // tornDown says a closed connection as the tab having gone away.
 func (p *Page) tornDown(err error) error {
 	if err != nil && errors.Is(err, ErrConnClosed) {
-		return output.Wrap("torn-down", err, "the tab went away").With("tab", p.ID)
+		return p.Ended("the command", err)
 	}
 	return err
+}
+
+// Ended is the error of a command whose connection to the tab ended during
+// what it was doing: browser-gone (exit 5). From the connection alone dtb
+// cannot tell a closed tab from a browser that went away or a service in
+// between that cut the connection; cause, when known, says what the
+// connection reported.
+func (p *Page) Ended(during string, cause error) error {
+	msg := "the connection to the tab ended during " + during + " (the tab closed, the browser went away, or a service in between cut the connection)"
+	if cause != nil {
+		return output.Wrap("browser-gone", cause, msg).With("tab", p.ID)
+	}
+	return output.Errorf("browser-gone", "%s", msg).With("tab", p.ID)
 }
 
 // Events subscribes to a CDP event of the tab ("*" for all) until cancel.

@@ -79,3 +79,20 @@ func (c *Conn) ResetForReuse() bool {
 	}
 	return true
 }
+
+// EnableOnce runs enable (a domain's enable, say) the first time key is asked
+// for on the tab's session of this connection, and not again once it
+// succeeded: a connection the session host keeps has the domains an earlier
+// command turned on, and nothing turns them off (ResetForReuse leaves
+// Page and Network as they are), so an action skips a round trip.
+func (p *Page) EnableOnce(key string, enable func() error) error {
+	k := p.sessionID + "\x00" + key
+	if _, ok := p.conn.enabled.Load(k); ok {
+		return nil
+	}
+	if err := enable(); err != nil {
+		return err
+	}
+	p.conn.enabled.Store(k, true)
+	return nil
+}

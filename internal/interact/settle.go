@@ -29,13 +29,16 @@ type navWatch struct {
 func (p *Page) watch(ctx context.Context) *navWatch {
 	ch, cancel := p.tab.Events("*")
 	w := &navWatch{p: p, events: ch, cancel: cancel}
-	netDone := make(chan struct{})
-	go func() {
-		defer close(netDone)
-		proto.Call(ctx, p.tab, network.Enable, cdp.NetworkNoBodies())
-	}()
-	_, w.err = proto.Call(ctx, p.tab, page.Enable, page.EnableParams{})
-	<-netDone
+	w.err = p.tab.EnableOnce("watch", func() error {
+		netDone := make(chan struct{})
+		go func() {
+			defer close(netDone)
+			proto.Call(ctx, p.tab, network.Enable, cdp.NetworkNoBodies())
+		}()
+		_, err := proto.Call(ctx, p.tab, page.Enable, page.EnableParams{})
+		<-netDone
+		return err
+	})
 	w.enabled = w.err == nil
 	return w
 }

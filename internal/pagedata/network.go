@@ -314,7 +314,7 @@ drain:
 		select {
 		case ev, ok := <-events:
 			if !ok {
-				return nil, output.Errorf("torn-down", "the tab went away while reading its log").With("tab", p.ID)
+				return nil, p.Ended("the read of its log", nil)
 			}
 			c.add(ev)
 			idle.Reset(replayIdle)
