@@ -101,17 +101,9 @@ func (p *Page) Navigate(ctx context.Context, rawURL string, wait WaitMode) (*Nav
 	defer stopLoad()
 	responses, stopResp := On(p, network.ResponseReceived)
 	defer stopResp()
-	errs := make(chan error, 2)
-	go func() {
-		_, err := proto.Call(ctx, p, page.Enable, page.EnableParams{})
-		errs <- err
-	}()
-	go func() {
-		_, err := proto.Call(ctx, p, network.Enable, NetworkNoBodies())
-		errs <- err
-	}()
-	for range 2 {
-		if err := <-errs; err != nil {
+	pageErr, netErr := p.EnablePageNetwork(ctx)
+	for _, err := range []error{pageErr, netErr} {
+		if err != nil {
 			return nil, wrapCDP(ctx, err, "preparing the navigation")
 		}
 	}

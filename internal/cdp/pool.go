@@ -4,7 +4,10 @@ import (
 	"context"
 	"net/http"
 
+	proto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 )
 
@@ -80,19 +83,26 @@ func (c *Conn) ResetForReuse() bool {
 	return true
 }
 
-// EnableOnce runs enable (a domain's enable, say) the first time key is asked
-// for on the tab's session of this connection, and not again once it
-// succeeded: a connection the session host keeps has the domains an earlier
-// command turned on, and nothing turns them off (ResetForReuse leaves
-// Page and Network as they are), so an action skips a round trip.
-func (p *Page) EnableOnce(key string, enable func() error) error {
-	k := p.sessionID + "\x00" + key
+// EnablePageNetwork turns on the Page domain and the Network domain (no body
+// buffering) at once, as navigations and actions need for their events, and
+// reports each one's error. A connection the session host keeps has them from
+// an earlier command, and nothing turns them off (ResetForReuse leaves both as
+// they are), so once both succeeded on it they are not sent again: a round
+// trip less for every later command.
+func (p *Page) EnablePageNetwork(ctx context.Context) (pageErr, netErr error) {
+	k := p.sessionID + "\x00page+network"
 	if _, ok := p.conn.enabled.Load(k); ok {
-		return nil
+		return nil, nil
 	}
-	if err := enable(); err != nil {
-		return err
+	netDone := make(chan struct{})
+	go func() {
+		defer close(netDone)
+		_, netErr = proto.Call(ctx, p, network.Enable, NetworkNoBodies())
+	}()
+	_, pageErr = proto.Call(ctx, p, page.Enable, page.EnableParams{})
+	<-netDone
+	if pageErr == nil && netErr == nil {
+		p.conn.enabled.Store(k, true)
 	}
-	p.conn.enabled.Store(k, true)
-	return nil
+	return pageErr, netErr
 }

@@ -24,21 +24,13 @@ type navWatch struct {
 }
 
 // watch starts watching: Page.enable so that navigation events flow and
-// Network.enable (no body buffering) so that requests do, both at once. A page
-// whose Network domain cannot be enabled is watched without request tracking.
+// Network.enable (no body buffering) so that requests do (EnablePageNetwork).
+// A page whose Network domain cannot be enabled is watched without request
+// tracking.
 func (p *Page) watch(ctx context.Context) *navWatch {
 	ch, cancel := p.tab.Events("*")
 	w := &navWatch{p: p, events: ch, cancel: cancel}
-	w.err = p.tab.EnableOnce("watch", func() error {
-		netDone := make(chan struct{})
-		go func() {
-			defer close(netDone)
-			proto.Call(ctx, p.tab, network.Enable, cdp.NetworkNoBodies())
-		}()
-		_, err := proto.Call(ctx, p.tab, page.Enable, page.EnableParams{})
-		<-netDone
-		return err
-	})
+	w.err, _ = p.tab.EnablePageNetwork(ctx)
 	w.enabled = w.err == nil
 	return w
 }
