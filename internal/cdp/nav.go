@@ -1,6 +1,7 @@
 package cdp
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -101,11 +102,8 @@ func (p *Page) Navigate(ctx context.Context, rawURL string, wait WaitMode) (*Nav
 	defer stopLoad()
 	responses, stopResp := On(p, network.ResponseReceived)
 	defer stopResp()
-	pageErr, netErr := p.EnablePageNetwork(ctx)
-	for _, err := range []error{pageErr, netErr} {
-		if err != nil {
-			return nil, wrapCDP(ctx, err, "preparing the navigation")
-		}
+	if err := cmp.Or(p.EnablePageNetwork(ctx)); err != nil {
+		return nil, wrapCDP(ctx, err, "preparing the navigation")
 	}
 	nav, err := proto.Call(ctx, p, page.Navigate, page.NavigateParams{URL: rawURL})
 	if err != nil {
