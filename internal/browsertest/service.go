@@ -80,6 +80,9 @@ func NewService(t testing.TB, endpoint string, overTLS bool) *Service {
 		s.Start()
 	}
 	t.Cleanup(s.Close)
+	// Before Close (cleanups run last first): httptest forgets a hijacked
+	// connection, so the websockets it forwards would outlive the test.
+	t.Cleanup(s.DropConnections)
 	return s
 }
 
