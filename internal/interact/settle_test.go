@@ -16,6 +16,9 @@ func TestSettleSeesTheEffect(t *testing.T) {
 		{"#frames", "frame 5"},
 		{"#fetch", "loaded done"},
 		{"#chain", "chained done"},
+		{"#double", "double"},
+		{"#tasks", "tasks"},
+		{"#timers", "timers"},
 	} {
 		r, err := p.Click(ctx, css(c.button), ClickOptions{Settle: DefaultSettle})
 		if err != nil {

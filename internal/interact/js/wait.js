@@ -1,7 +1,8 @@
 // wait.js: DOM quietness. quiet(ms, cap, frames) resolves once the document has
 // had no mutation for ms milliseconds, or (frames > 0) across that many
-// consecutive animation frames, whichever comes first, or when cap milliseconds
-// have passed. A hidden page runs no animation frames: only ms applies there.
+// consecutive animation frames (or across one, when the page asked for no
+// frame and its main thread then went idle), whichever comes first, or when
+// cap milliseconds have passed. A hidden page runs no animation frames: only ms applies there.
 
 function quiet(ms, cap, frames) {
   const doc = TOP_DOC;
@@ -42,14 +43,31 @@ function quiet(ms, cap, frames) {
       // every change made before it is counted.
       let seen = count;
       let clean = 0;
+      let asked = null; // the id of our last frame request
       const tick = function () {
         if (done) return;
         if (count === seen) clean++;
         else { clean = 0; seen = count; }
-        if (clean >= frames) finish(true, true);
-        else w.requestAnimationFrame(tick);
+        if (clean >= frames) { finish(true, true); return; }
+        const prev = asked;
+        asked = w.requestAnimationFrame(tick);
+        // One clean frame is enough when the page asked for no frame of its
+        // own since our last request (frame request ids count up per
+        // document, whichever world asks): nothing waits for the next frame.
+        // The main thread must then go idle (no task queued, as when a
+        // render yields between tasks) with the DOM still unchanged.
+        if (clean === 1 && typeof prev === 'number' && asked === prev + 1 && typeof w.requestIdleCallback === 'function') {
+          const at = count;
+          w.requestIdleCallback(function () {
+            if (done || count !== at) return;
+            // Nor a frame asked for since that request.
+            const probe = w.requestAnimationFrame(function () {});
+            w.cancelAnimationFrame(probe);
+            if (probe === asked + 1) finish(true, true);
+          });
+        }
       };
-      w.requestAnimationFrame(tick);
+      asked = w.requestAnimationFrame(tick);
     }
   });
 }
