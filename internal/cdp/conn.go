@@ -68,7 +68,7 @@ type Conn struct {
 	maxMessage, droppedEvent atomic.Int64
 	// pooled: the connection came from Pool (see pool.go).
 	pooled bool
-	// enabled: the "session\x00domains" that EnablePageNetwork turned on.
+	// enabled: the "session\x00what" that OncePerConn set up on this connection.
 	enabled sync.Map
 }
 

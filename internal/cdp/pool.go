@@ -1,6 +1,7 @@
 package cdp
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 
@@ -87,22 +88,35 @@ func (c *Conn) ResetForReuse() bool {
 // buffering) at once, as navigations and actions need for their events, and
 // reports each one's error. A connection the session host keeps has them from
 // an earlier command, and nothing turns them off (ResetForReuse leaves both as
-// they are), so once both succeeded on it they are not sent again: a round
-// trip less for every later command.
+// they are): see OncePerConn.
 func (p *Page) EnablePageNetwork(ctx context.Context) (pageErr, netErr error) {
-	k := p.sessionID + "\x00page+network"
-	if _, ok := p.conn.enabled.Load(k); ok {
-		return nil, nil
-	}
-	netDone := make(chan struct{})
-	go func() {
-		defer close(netDone)
-		_, netErr = proto.Call(ctx, p, network.Enable, NetworkNoBodies())
-	}()
-	_, pageErr = proto.Call(ctx, p, page.Enable, page.EnableParams{})
-	<-netDone
-	if pageErr == nil && netErr == nil {
-		p.conn.enabled.Store(k, true)
-	}
+	p.OncePerConn("page+network", func() error {
+		netDone := make(chan struct{})
+		go func() {
+			defer close(netDone)
+			_, netErr = proto.Call(ctx, p, network.Enable, NetworkNoBodies())
+		}()
+		_, pageErr = proto.Call(ctx, p, page.Enable, page.EnableParams{})
+		<-netDone
+		return cmp.Or(pageErr, netErr)
+	})
 	return pageErr, netErr
+}
+
+// OncePerConn runs set up once per connection and tab session: what a
+// command turns on (a domain, a new-document script) stays on a connection the
+// session host keeps for the next one, which then skips the round trips, and
+// a script added again would run once more in every later document. A
+// connection dialed for one command runs it every time; a failure is not
+// remembered.
+func (p *Page) OncePerConn(key string, setUp func() error) error {
+	k := p.sessionID + "\x00" + key
+	if _, ok := p.conn.enabled.Load(k); ok {
+		return nil
+	}
+	if err := setUp(); err != nil {
+		return err
+	}
+	p.conn.enabled.Store(k, true)
+	return nil
 }

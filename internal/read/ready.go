@@ -146,12 +146,16 @@ func Track(ctx context.Context, p *cdp.Page) error {
 // AddTracker adds the tracker as a new-document script only (before a
 // navigation: the new document is then watched from its first node). New-document
 // scripts run only while the Page domain is enabled on the connection.
+// A connection the session host keeps has it from an earlier command
+// (cdp.Page.OncePerConn): added again, it would run once more per document.
 func AddTracker(ctx context.Context, p *cdp.Page) error {
-	if _, err := proto.Call(ctx, p, page.Enable, page.EnableParams{}); err != nil {
+	return p.OncePerConn("tracker", func() error {
+		if _, err := proto.Call(ctx, p, page.Enable, page.EnableParams{}); err != nil {
+			return err
+		}
+		_, err := proto.Call(ctx, p, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: newDocumentTracker()})
 		return err
-	}
-	_, err := proto.Call(ctx, p, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: newDocumentTracker()})
-	return err
+	})
 }
 
 func observe(ctx context.Context, p *cdp.Page, args readyArgs) (*readyState, error) {
