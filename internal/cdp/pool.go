@@ -103,7 +103,7 @@ func (p *Page) EnablePageNetwork(ctx context.Context) (pageErr, netErr error) {
 	return pageErr, netErr
 }
 
-// OncePerConn runs set up once per connection and tab session: what a
+// OncePerConn runs setUp once per connection and tab session: what a
 // command turns on (a domain, a new-document script) stays on a connection the
 // session host keeps for the next one, which then skips the round trips, and
 // a script added again would run once more in every later document. A

@@ -49,9 +49,9 @@ type Settle struct {
 }
 
 // DefaultSettle waits until the page is idle (two animation frames without a
-// DOM change, or one when the page asked for no frame and went idle after it;
-// no navigation pending, no fetch/XHR in flight), at most 50 ms of DOM quiet,
-// within at most 1 s.
+// DOM change, or one when the page asked for no frame, then its main thread
+// idle; no navigation pending, no fetch/XHR in flight), at most 50 ms of DOM
+// quiet, within at most 1 s.
 var DefaultSettle = Settle{Quiet: 50 * time.Millisecond, Cap: time.Second, Frames: 2}
 
 // After is what happened after an action.

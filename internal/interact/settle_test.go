@@ -19,6 +19,7 @@ func TestSettleSeesTheEffect(t *testing.T) {
 		{"#double", "double"},
 		{"#tasks", "tasks"},
 		{"#timers", "timers"},
+		{"#tasksframe", "tasks, then a frame"},
 	} {
 		r, err := p.Click(ctx, css(c.button), ClickOptions{Settle: DefaultSettle})
 		if err != nil {

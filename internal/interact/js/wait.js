@@ -1,7 +1,7 @@
 // wait.js: DOM quietness. quiet(ms, cap, frames) resolves once the document has
 // had no mutation for ms milliseconds, or (frames > 0) across that many
 // consecutive animation frames (or across one, when the page asked for no
-// frame and its main thread then went idle), whichever comes first, or when
+// frame) and its main thread then went idle, whichever comes first, or when
 // cap milliseconds have passed. A hidden page runs no animation frames: only ms applies there.
 
 function quiet(ms, cap, frames) {
@@ -44,28 +44,35 @@ function quiet(ms, cap, frames) {
       let seen = count;
       let clean = 0;
       let asked = null; // the id of our last frame request
+      let idleAsked = false;
+      // The DOM stayed unchanged over enough frames: two, or one when the page
+      // asked for no frame since our last request (a document's frame request
+      // ids count up, whichever world asks: a gap is a request of the page's).
+      // It is idle once, with the DOM still unchanged, its main thread has
+      // no task queued (requestIdleCallback: a render that yields between
+      // tasks holds it) and it has asked for no frame since our last request
+      // (that frame's callback runs after ours: it is seen at the next one).
       const tick = function () {
         if (done) return;
         if (count === seen) clean++;
         else { clean = 0; seen = count; }
-        if (clean >= frames) { finish(true, true); return; }
         const prev = asked;
         asked = w.requestAnimationFrame(tick);
-        // One clean frame is enough when the page asked for no frame of its
-        // own since our last request (frame request ids count up per
-        // document, whichever world asks): nothing waits for the next frame.
-        // The main thread must then go idle (no task queued, as when a
-        // render yields between tasks) with the DOM still unchanged.
-        if (clean === 1 && typeof prev === 'number' && asked === prev + 1 && typeof w.requestIdleCallback === 'function') {
-          const at = count;
-          w.requestIdleCallback(function () {
-            if (done || count !== at) return;
-            // Nor a frame asked for since that request.
-            const probe = w.requestAnimationFrame(function () {});
-            w.cancelAnimationFrame(probe);
-            if (probe === asked + 1) finish(true, true);
-          });
+        const enough = clean >= frames || (clean === 1 && typeof prev === 'number' && asked === prev + 1);
+        if (!enough || idleAsked) return;
+        if (typeof w.requestIdleCallback !== 'function') {
+          if (clean >= frames) finish(true, true);
+          return;
         }
+        idleAsked = true;
+        const at = count;
+        w.requestIdleCallback(function () {
+          idleAsked = false;
+          if (done || count !== at) return;
+          const probe = w.requestAnimationFrame(function () {});
+          w.cancelAnimationFrame(probe);
+          if (probe === asked + 1) finish(true, true);
+        });
       };
       asked = w.requestAnimationFrame(tick);
     }
