@@ -56,7 +56,7 @@ func TestBusyPage(t *testing.T) {
 				if get(doc, "connection", "busy", "commandId") != "demo.sleep" {
 					t.Errorf("connection: %v", get(doc, "connection"))
 				}
-				if w := state.Warnings(); !reflect.DeepEqual(w, []string{"busy"}) || !strings.Contains(state.Stderr, `\"demo.sleep\"`) {
+				if w := state.CommandWarnings(); !reflect.DeepEqual(w, []string{"busy"}) || !strings.Contains(state.Stderr, `\"demo.sleep\"`) {
 					t.Errorf("warnings %v; stderr %s", w, state.Stderr)
 				}
 				e := run.Fails(t, 4, "page-busy")
@@ -86,7 +86,7 @@ func TestBusyPage(t *testing.T) {
 			// Done: fresh again, without a warning.
 			r = dtb(t, "state", "--fresh", "--relay", up.URL)
 			r.OK(t)
-			if w := r.Warnings(); len(w) != 0 {
+			if w := r.CommandWarnings(); len(w) != 0 {
 				t.Errorf("after the command: warnings %v", w)
 			}
 		})
@@ -123,7 +123,7 @@ func TestBusyPageThroughDtbRelay(t *testing.T) {
 	if get(doc, "connection", "connected") != true || get(doc, "connection", "busy", "commandId") != "demo.sleep" {
 		t.Errorf("connection: %v", get(doc, "connection"))
 	}
-	if w := state.Warnings(); !reflect.DeepEqual(w, []string{"busy"}) {
+	if w := state.CommandWarnings(); !reflect.DeepEqual(w, []string{"busy"}) {
 		t.Errorf("warnings %v; stderr %s", w, state.Stderr)
 	}
 	run := dtb(t, "run", "flags.set", "key=search.rank", "value=9", "--relay", r.URL, "--reporter", rid)

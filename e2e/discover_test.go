@@ -89,7 +89,7 @@ func TestRelayDiscovery(t *testing.T) {
 		if get(doc, "connection", "reporterId") != rid {
 			t.Errorf("state of %v", get(doc, "connection", "reporterId"))
 		}
-		if w := r.Warnings(); !reflect.DeepEqual(w, []string{"relay-found"}) {
+		if w := r.CommandWarnings(); !reflect.DeepEqual(w, []string{"relay-found"}) {
 			t.Errorf("warnings %v; stderr %s", w, r.Stderr)
 		}
 		want := "http://localhost:" + p
@@ -167,7 +167,7 @@ func TestRelayDiscovery(t *testing.T) {
 		openTab(t, late.page(""))
 		r := <-waiting
 		doc := r.OK(t)
-		if get(doc, "connection", "connected") != true || !reflect.DeepEqual(r.Warnings(), []string{"relay-found"}) {
+		if get(doc, "connection", "connected") != true || !reflect.DeepEqual(r.CommandWarnings(), []string{"relay-found"}) {
 			t.Errorf("%s", r)
 		}
 	})
@@ -188,7 +188,7 @@ func TestRelayDiscovery(t *testing.T) {
 		switch r.Code {
 		case 5: // found, and no page on it
 			r.Fails(t, 5, "no-page-connected")
-			if !reflect.DeepEqual(r.Warnings(), []string{"relay-found"}) || !strings.Contains(r.Stderr, want) {
+			if !reflect.DeepEqual(r.CommandWarnings(), []string{"relay-found"}) || !strings.Contains(r.Stderr, want) {
 				t.Errorf("%s", r)
 			}
 		case 7:

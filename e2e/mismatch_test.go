@@ -74,7 +74,7 @@ func TestSmallMismatches(t *testing.T) {
 		waitConnected(t, r.URL, "")
 		res := dtb(t, "commands", "--relay", r.URL)
 		res.OK(t)
-		if w := res.Warnings(); len(w) != 0 {
+		if w := res.CommandWarnings(); len(w) != 0 {
 			t.Errorf("connected: warnings %v", w)
 		}
 		evalIn(t, tab, "__fixture.pause()")
@@ -83,7 +83,7 @@ func TestSmallMismatches(t *testing.T) {
 		})
 		res = dtb(t, "commands", "--relay", r.URL)
 		doc := res.OK(t)
-		if w := res.Warnings(); !reflect.DeepEqual(w, []string{"stale"}) {
+		if w := res.CommandWarnings(); !reflect.DeepEqual(w, []string{"stale"}) {
 			t.Errorf("stale: warnings %v; stderr %s", w, res.Stderr)
 		}
 		if cmds, _ := doc["commands"].([]any); len(cmds) == 0 {

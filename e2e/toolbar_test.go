@@ -420,7 +420,7 @@ func TestToolbar(t *testing.T) {
 		if get(doc, "connection", "ambiguous") != true || get(doc, "connection", "reporters") != 2.0 {
 			t.Errorf("connection: %v", get(doc, "connection"))
 		}
-		if w := res.Warnings(); !reflect.DeepEqual(w, []string{"ambiguous"}) {
+		if w := res.CommandWarnings(); !reflect.DeepEqual(w, []string{"ambiguous"}) {
 			t.Errorf("warnings %v, want [ambiguous]; stderr %s", w, res.Stderr)
 		}
 		e := dtb(t, "state", "--relay", r.URL, "--strict").Fails(t, 7, "ambiguous-reporters")
@@ -430,7 +430,7 @@ func TestToolbar(t *testing.T) {
 		// An untargeted run says it may go to either page (issue 22.8).
 		res = dtb(t, "run", "flags.set", "key=greeting", "value=hi", "--relay", r.URL)
 		res.OK(t)
-		if w := res.Warnings(); !reflect.DeepEqual(w, []string{"ambiguous"}) {
+		if w := res.CommandWarnings(); !reflect.DeepEqual(w, []string{"ambiguous"}) {
 			t.Errorf("run warnings %v, want [ambiguous]; stderr %s", w, res.Stderr)
 		}
 
@@ -440,7 +440,7 @@ func TestToolbar(t *testing.T) {
 		if get(doc, "connection", "reporterId") != two || get(doc, "connection", "ambiguous") != false {
 			t.Errorf("--reporter state connection: %v", get(doc, "connection"))
 		}
-		if w := res.Warnings(); len(w) != 0 {
+		if w := res.CommandWarnings(); len(w) != 0 {
 			t.Errorf("--reporter warns %v", w)
 		}
 		doc = dtb(t, "commands", "--relay", r.URL, "--reporter", two).OK(t)

@@ -220,3 +220,16 @@ func (r Result) Warnings() []string {
 	}
 	return out
 }
+
+// CommandWarnings are the warnings without "host-unavailable": that one says
+// how the command reached the browser (the session host was too slow to take
+// it, as on a loaded machine, and dtb ran it itself), not what it found.
+func (r Result) CommandWarnings() []string {
+	var out []string
+	for _, w := range r.Warnings() {
+		if w != "host-unavailable" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
