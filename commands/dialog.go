@@ -25,13 +25,16 @@ An alert, confirm, prompt or beforeunload dialog blocks the page until it is
 answered. A page command that opens one never hangs: with --dialog accept|dismiss
 (DTB_DIALOG) it answers the dialog and goes on; without, it returns at once and
 reports the dialog ("dialog": {type, message, defaultPrompt, open}), and the dialog
-stays open where the browser keeps it (Chrome, Chromium: a later page command on
-the tab fails dialog-open, exit 6, naming it; the headless shell dismisses it when
-the command ends, and says so).
+stays open: a later page command on the tab fails dialog-open, exit 6, naming it,
+until dtb dialog answers it. Through the session host (the default) this holds in
+every browser, and for a dialog the page opens after its command ended (from a
+timer, say) too: the host watches every tab it has used. Attached directly
+(DTB_HOST=off), the headless shell dismisses the dialog when the command ends, and
+says so.
 
 With no dialog open, accept and dismiss arm the answer: the next dialog the tab
-opens during a dtb command is answered so, once. Arm it before the action that
-opens the dialog. A dialog the browser keeps open after its command ended cannot
+opens is answered so, once (during a dtb command, or between commands through the
+session host). Arm it before the action that opens the dialog. A dialog the browser keeps open after its command ended cannot
 be answered by a later connection (the browser lets only the one that saw it open
 answer it): accept and dismiss then fail dialog-stale; reload or close the tab.
 

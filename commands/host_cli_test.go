@@ -122,6 +122,82 @@ func TestHostDialogAcrossCommands(t *testing.T) {
 	}
 }
 
+// TestHostDialogBetweenCommands: a dialog the page opens after a command has
+// ended (a timer's confirm) is known to the host, which watches every tab it
+// used: dtb dialog shows it, the next page command fails dialog-open at once
+// instead of waiting out its --timeout on the blocked page, and dtb dialog
+// accept answers it (the page sees true).
+func TestHostDialogBetweenCommands(t *testing.T) {
+	e, url := hostCLI(t)
+	e.Run(t, "open", url).Exit(t, 0)
+	e.Run(t, "eval", "setTimeout(() => { window.later = confirm('Later?') }, 50); 1").Exit(t, 0)
+	var status struct {
+		Open   bool
+		Dialog *struct{ Type, Message string }
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		r := e.Run(t, "dialog")
+		r.Exit(t, 0)
+		r.Decode(t, &status)
+		if status.Open {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("dtb dialog never showed the confirm the page opened after the command: %s", r)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if status.Dialog == nil || status.Dialog.Type != "confirm" || status.Dialog.Message != "Later?" {
+		t.Fatalf("dtb dialog: %+v", status)
+	}
+	start := time.Now()
+	doc := e.Run(t, "eval", "2+2", "--timeout", "20s").Fails(t, 6, "dialog-open")
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("eval on the blocked tab took %v: it waited instead of reporting the dialog", took)
+	}
+	if d, _ := doc["dialog"].(map[string]any); d == nil || d["message"] != "Later?" {
+		t.Fatalf("the error names no dialog: %v", doc)
+	}
+	r := e.Run(t, "dialog", "accept")
+	r.Exit(t, 0)
+	if !strings.Contains(r.Stdout, `"answered":"accept"`) || !strings.Contains(r.Stdout, "Later?") {
+		t.Fatalf("dialog accept: %s", r)
+	}
+	if got := strings.TrimSpace(e.Run(t, "eval", "window.later").Stdout); got != "true" {
+		t.Fatalf("the page saw %s", got)
+	}
+	// Answered, the record is gone: the next command runs as usual.
+	r = e.Run(t, "dialog")
+	r.Decode(t, &status)
+	if status.Open || status.Dialog != nil {
+		t.Fatalf("dtb dialog after the answer: %s", r)
+	}
+
+	// An answer armed before is spent on a dialog that opens between
+	// commands, as on one that opens during a command.
+	e.Run(t, "dialog", "dismiss").Exit(t, 0)
+	e.Run(t, "eval", "setTimeout(() => { window.again = confirm('Again?') }, 50); 1").Exit(t, 0)
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		r := e.Run(t, "eval", "window.again", "--timeout", "10s")
+		r.Exit(t, 0)
+		if got := strings.TrimSpace(r.Stdout); got == "false" {
+			break
+		} else if got != "null" || time.Now().After(deadline) {
+			t.Fatalf("the page saw %s", got)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var armed struct {
+		Open  bool
+		Armed any
+	}
+	r = e.Run(t, "dialog")
+	r.Decode(t, &armed)
+	if armed.Open || armed.Armed != nil {
+		t.Fatalf("the armed answer was not spent: %s", r)
+	}
+}
+
 // TestHostFaults: every way a host can be missing, dead, hung, replaced or
 // outlive its browser; the commands never fail for it, nothing is left over.
 func TestHostFaults(t *testing.T) {

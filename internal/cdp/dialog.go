@@ -99,9 +99,21 @@ func (p *Page) WatchDialogs(ctx context.Context, policy DialogPolicy) *DialogWat
 	return w
 }
 
+// DialogOpened is the dialog of a Page.javascriptDialogOpening event; ok is
+// false for any other event.
+func DialogOpened(ev Event) (d *Dialog, ok bool) {
+	e, ok := Decode(page.JavascriptDialogOpening, ev)
+	if !ok {
+		return nil, false
+	}
+	return &Dialog{Type: string(e.Type), Message: e.Message, DefaultPrompt: e.DefaultPrompt, URL: e.URL, Browser: e.HasBrowserHandler}, true
+}
+
 func (w *DialogWatch) handle(ctx context.Context, ev Event) {
-	e, _ := Decode(page.JavascriptDialogOpening, ev)
-	d := &Dialog{Type: string(e.Type), Message: e.Message, DefaultPrompt: e.DefaultPrompt, URL: e.URL, Browser: e.HasBrowserHandler}
+	d, ok := DialogOpened(ev)
+	if !ok {
+		return
+	}
 	w.mu.Lock()
 	pol := w.policy
 	if pol.Once {

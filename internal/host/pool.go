@@ -3,6 +3,8 @@ package host
 import (
 	"context"
 	"net/http"
+	"path"
+	"slices"
 	"sync"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
@@ -48,6 +50,18 @@ func (p *pool) Get(ctx context.Context, wsURL string, _ http.Header, dial func(c
 	p.used = true
 	p.mu.Unlock()
 	return c, nil
+}
+
+// busy reports whether a command holds a connection to the tab tabID.
+func (p *pool) busy(tabID string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c, u := range p.url {
+		if path.Base(u) == tabID && !slices.Contains(p.idle[u], c) {
+			return true
+		}
+	}
+	return false
 }
 
 // maxIdle bounds the idle connections kept per target: commands run one

@@ -83,6 +83,7 @@ func Serve(opts Options) error {
 	s := &server{opts: opts, paths: paths, ln: ln, pool: newPool(), lastUse: time.Now(), quit: make(chan struct{})}
 	cdp.Pool = s.pool
 	pagedata.Recording = pagedata.NewRecorder(opts.RecordLimit)
+	pagedata.Recording.OnDialog = s.noteDialog
 	info := Info{PID: os.Getpid(), Since: time.Now().UTC().Truncate(time.Second), IdleLimit: opts.Idle.String(), Build: opts.Build, Socket: paths.Socket}
 	writeInfo(paths, info)
 	var infoMu sync.Mutex
@@ -205,6 +206,25 @@ func (s *server) browserGone() bool {
 		return true
 	}
 	return !b.Attached && b.PID > 0 && !proc.Alive(b.PID)
+}
+
+// noteDialog keeps the session's record of the tab's open dialog as the
+// browser reports it, so that a dialog opened between commands is known:
+// an armed answer answers it, else dtb dialog shows it and the next command
+// on the tab refuses at once (dialog-open) instead of waiting on the blocked
+// page. While a command holds the tab its own guard answers the dialog.
+func (s *server) noteDialog(tab string, d *cdp.Dialog, answer func(answer, text string) error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	sess, err := session.Open(ctx, session.Config{Session: s.opts.Session, StateDir: s.opts.StateDir})
+	if err != nil {
+		return
+	}
+	defer sess.Close()
+	if s.pool.busy(tab) {
+		answer = nil
+	}
+	sess.NoteDialog(ctx, tab, d, answer)
 }
 
 func (s *server) handle(c *net.UnixConn) {

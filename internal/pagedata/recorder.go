@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/dtb-cli/dtb/internal/cdp"
@@ -41,7 +42,15 @@ type Recorder struct {
 	mu    sync.Mutex
 	tabs  map[string]*tabRecord // by target id
 	limit int
+	// OnDialog, when set, is told of every dialog a recorded tab opens
+	// (d) and closes (nil), in order, whether or not a command runs: a
+	// dialog a page opens after a command ended is known to the next one.
+	// answer answers d over the record's connection, which saw it open.
+	OnDialog DialogFunc
 }
+
+// DialogFunc is Recorder.OnDialog.
+type DialogFunc func(tabID string, d *cdp.Dialog, answer func(answer, text string) error)
 
 // NewRecorder is an empty recorder whose tabs keep limit requests and limit
 // console messages each (DefaultRecordLimit when limit <= 0).
@@ -53,6 +62,7 @@ func NewRecorder(limit int) *Recorder {
 }
 
 type tabRecord struct {
+	id    string        // the tab's target id
 	ready chan struct{} // closed once conn is set, or the start failed
 	conn  *cdp.Conn
 	mu    sync.Mutex
@@ -87,10 +97,10 @@ func (r *Recorder) Watch(ctx context.Context, wsURL string, dial func(context.Co
 		r.mu.Lock()
 		t := r.tabs[id]
 		if t == nil {
-			t = &tabRecord{ready: make(chan struct{}), byID: map[string]*hostRequest{}, since: time.Now(), limit: r.limit}
+			t = &tabRecord{id: id, ready: make(chan struct{}), byID: map[string]*hostRequest{}, since: time.Now(), limit: r.limit}
 			r.tabs[id] = t
 			r.mu.Unlock()
-			if !t.start(ctx, dial) {
+			if !t.start(ctx, dial, r.OnDialog) {
 				r.forget(id, t)
 			}
 			return
@@ -110,7 +120,7 @@ func (r *Recorder) Watch(ctx context.Context, wsURL string, dial func(context.Co
 
 // start opens the record's connection and turns the Network domain on; it
 // reports whether the tab is recorded. ready is closed either way.
-func (t *tabRecord) start(ctx context.Context, dial func(context.Context) (*cdp.Conn, error)) bool {
+func (t *tabRecord) start(ctx context.Context, dial func(context.Context) (*cdp.Conn, error), onDialog DialogFunc) bool {
 	defer close(t.ready)
 	c, err := dial(ctx)
 	if err != nil {
@@ -133,11 +143,17 @@ func (t *tabRecord) start(ctx context.Context, dial func(context.Context) (*cdp.
 	t.mu.Unlock()
 	proto.Call(ctx, c.Target(""), log.Enable, proto.Empty{})
 	proto.Call(ctx, c.Target(""), runtime.Enable, proto.Empty{})
+	if onDialog != nil {
+		// Dialogs are Page events. A page command's connections have the
+		// domain on already, so this changes nothing in how the browser
+		// treats a dialog (it stays open until answered).
+		proto.Call(ctx, c.Target(""), page.Enable, page.EnableParams{})
+	}
 	if Routing != nil {
 		// The routes hold from this tab's first request on.
 		t.intercept(ctx)
 	}
-	go t.collect(events)
+	go t.collect(events, onDialog)
 	return true
 }
 
@@ -204,8 +220,25 @@ func (r *Recorder) record(tabID string) *tabRecord {
 	return t
 }
 
-func (t *tabRecord) collect(events <-chan cdp.Event) {
+func (t *tabRecord) collect(events <-chan cdp.Event, onDialog DialogFunc) {
 	for ev := range events {
+		if strings.HasPrefix(ev.Method, "Page.") {
+			if onDialog == nil {
+				continue
+			}
+			if d, ok := cdp.DialogOpened(ev); ok {
+				d.Open = true
+				onDialog(t.id, d, func(answer, text string) error {
+					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+					defer cancel()
+					_, err := cdp.NewPage(t.conn, t.id, "").AnswerDialog(ctx, d, answer, text)
+					return err
+				})
+			} else if ev.Method == page.JavascriptDialogClosed.Method {
+				onDialog(t.id, nil, nil)
+			}
+			continue
+		}
 		if e, ok := cdp.Decode(fetch.RequestPaused, ev); ok {
 			go t.paused(&e) // a delay must not hold the record
 			continue

@@ -78,6 +78,28 @@ func (s *Session) AnswerTabDialog(ctx context.Context, p *cdp.Page, answer, text
 	return res, nil
 }
 
+// NoteDialog records the dialog the tab just opened (d) or that it closed
+// (nil), as the session host sees them, between commands too. answer, when
+// not nil, may answer d at once: the tab's armed answer (a dtb dialog
+// accept|dismiss given before it opened) is spent on it, as a command's
+// guard would have; else d is recorded as open.
+func (s *Session) NoteDialog(ctx context.Context, id string, d *cdp.Dialog, answer func(answer, text string) error) {
+	if d == nil {
+		s.clearDialog(ctx, id, false)
+		return
+	}
+	if rec := s.State().Dialogs[id]; rec != nil && rec.Armed != nil && answer != nil {
+		if answer(rec.Armed.Answer, rec.Armed.Text) == nil {
+			s.clearDialog(ctx, id, true)
+			return
+		}
+	}
+	s.Update(ctx, func(st *State) error {
+		tabDialog(st, id).Open = d
+		return nil
+	})
+}
+
 func tabDialog(st *State, id string) *TabDialog {
 	if st.Dialogs == nil {
 		st.Dialogs = map[string]*TabDialog{}
@@ -132,7 +154,7 @@ func (s *Session) GuardDialogs(ctx context.Context, p *cdp.Page, answer, readDef
 		if d := rec.Open; d != nil {
 			if !p.Responsive(ctx, DialogProbeWait) {
 				e := cdp.DialogOpenError(d)
-				e.Message = fmt.Sprintf("the tab has an open %s dialog %q, left open by an earlier command: it blocks the page; dtb dialog shows it", d.Type, d.Message)
+				e.Message = fmt.Sprintf("the tab has an open %s dialog %q, opened during or after an earlier command: it blocks the page until answered (dtb dialog accept|dismiss)", d.Type, d.Message)
 				return nil, e.With("tab", p.ID)
 			}
 			s.clearDialog(ctx, p.ID, false)
