@@ -21,7 +21,9 @@ func init() {
 
 Promises are awaited (--no-await to get them as {}); the value is returned by value
 as JSON (undefined prints null; NaN, Infinity and bigints print as strings). An
-exception is "threw" (exit 1) with message, line, column and url.
+exception is "threw" (exit 1) with message, line, column and url. A script still
+running when --timeout passes is stopped (timeout, exit 4, "terminated": true), so
+the tab answers again.
 
 Examples:
   dtb eval document.title -r
@@ -36,7 +38,7 @@ Examples:
 			if err != nil {
 				return nil, err
 			}
-			return withPage(c, inv, func(ctx context.Context, _ *session.Session, p *cdp.Page) (any, error) {
+			return withUserScript(c, inv, func(ctx context.Context, _ *session.Session, p *cdp.Page) (any, error) {
 				// The ceiling applies to the page's answer too: a huge value is
 				// refused as it arrives, not decoded and copied first.
 				return p.EvaluateLimited(ctx, expr, !c.Bool("no-await"), inv.printer.MaxBytes())

@@ -112,11 +112,23 @@ func tabSelector(c *cli.Context) session.TabSelector {
 // withPage runs fn on the selected tab, under its dialog guard, and
 // detaches afterwards.
 func withPage(c *cli.Context, inv *invocation, fn func(ctx context.Context, sess *session.Session, p *cdp.Page) (any, error)) (any, error) {
+	return withGuardedPage(c, inv, false, fn)
+}
+
+// withUserScript is withPage for a command that runs the user's own script
+// (eval): one still running when --timeout passes is stopped, so that the
+// tab answers again.
+func withUserScript(c *cli.Context, inv *invocation, fn func(ctx context.Context, sess *session.Session, p *cdp.Page) (any, error)) (any, error) {
+	return withGuardedPage(c, inv, true, fn)
+}
+
+func withGuardedPage(c *cli.Context, inv *invocation, stopScript bool, fn func(ctx context.Context, sess *session.Session, p *cdp.Page) (any, error)) (any, error) {
 	return withTab(c, inv, func(ctx context.Context, sess *session.Session, p *cdp.Page) (any, error) {
 		g, err := guardDialogs(ctx, c, sess, p, "", "")
 		if err != nil {
 			return nil, err
 		}
+		g.StopScript = stopScript
 		return g.Run(ctx, func(ctx context.Context) (any, error) { return fn(ctx, sess, p) })
 	})
 }

@@ -198,6 +198,38 @@ func TestHostDialogBetweenCommands(t *testing.T) {
 	}
 }
 
+// TestBusyTab: an eval still running at --timeout is stopped and the tab
+// answers again; a page script that keeps the tab busy after a command
+// (an endless click handler) is remembered, so the next command reports
+// page-unresponsive at once instead of waiting out its own --timeout. With
+// and without the session host.
+func TestBusyTab(t *testing.T) {
+	for _, mode := range []string{"host", "direct"} {
+		t.Run(mode, func(t *testing.T) {
+			e, url := hostCLI(t)
+			if mode == "direct" {
+				e.Env = append(e.Env, "DTB_HOST=off")
+			}
+			e.Run(t, "open", url).Exit(t, 0)
+			doc := e.Run(t, "eval", "while (true) {}", "--timeout", "1s").Fails(t, 4, "timeout")
+			if doc["terminated"] != true {
+				t.Fatalf("the endless eval was not stopped: %v", doc)
+			}
+			if got := strings.TrimSpace(e.Run(t, "eval", "1+1", "--timeout", "5s").Stdout); got != "2" {
+				t.Fatalf("the tab after the stopped eval: %q", got)
+			}
+			e.Run(t, "eval", "document.querySelector('#del').onclick = () => { for (;;) {} }; 1").Exit(t, 0)
+			e.Run(t, "click", "#del", "--timeout", "2s").Fails(t, 4, "page-unresponsive")
+			start := time.Now()
+			e.Run(t, "eval", "1", "--timeout", "20s").Fails(t, 4, "page-unresponsive")
+			if took := time.Since(start); took > 5*time.Second {
+				t.Fatalf("the command after the tab went busy took %v", took)
+			}
+			e.Run(t, "close").Exit(t, 0)
+		})
+	}
+}
+
 // TestHostFaults: every way a host can be missing, dead, hung, replaced or
 // outlive its browser; the commands never fail for it, nothing is left over.
 func TestHostFaults(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	proto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/dtb-cli/dtb/internal/output"
 )
@@ -213,6 +214,15 @@ func wrapCDP(ctx context.Context, err error, what string) error {
 // stop button (not waited for: sent even when ctx has ended).
 func (p *Page) StopLoading(ctx context.Context) {
 	Post(context.WithoutCancel(ctx), p, page.StopLoading, proto.Empty{})
+}
+
+// UnstuckByTerminate reports whether a tab that does not answer was held by
+// a running script: once it is terminated (Runtime.terminateExecution, which
+// ends the script the main thread runs now, and no later one), the tab
+// answers within wait.
+func (p *Page) UnstuckByTerminate(ctx context.Context, wait time.Duration) bool {
+	Post(context.WithoutCancel(ctx), p, runtime.TerminateExecution, proto.Empty{})
+	return p.Responsive(context.WithoutCancel(ctx), wait)
 }
 
 // UnstuckByStop reports whether a tab that does not answer was held by a

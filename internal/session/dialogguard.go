@@ -121,7 +121,7 @@ func (s *Session) clearDialog(ctx context.Context, id string, armed bool) {
 			if armed {
 				td.Armed = nil
 			}
-			if td.Open == nil && td.Armed == nil {
+			if td.Open == nil && td.Armed == nil && !td.Busy {
 				delete(st.Dialogs, id)
 			}
 		}
@@ -137,8 +137,12 @@ func (s *Session) clearDialog(ctx context.Context, id string, armed bool) {
 type DialogGuard struct {
 	Watch *cdp.DialogWatch
 	Page  *cdp.Page
-	sess  *Session
-	armed bool
+	// StopScript: the command runs the user's own script (eval, wait
+	// --js); one still running when the deadline passes is stopped
+	// (Runtime.terminateExecution), so the tab answers again.
+	StopScript bool
+	sess       *Session
+	armed      bool
 }
 
 // GuardDialogs starts the guard on p. answer is the command's --dialog ("" for
@@ -151,6 +155,21 @@ func (s *Session) GuardDialogs(ctx context.Context, p *cdp.Page, answer, readDef
 		pol = cdp.DialogPolicy{Answer: readDefault, By: by}
 	}
 	if rec := s.State().Dialogs[p.ID]; rec != nil {
+		if rec.Busy {
+			if !p.Responsive(ctx, DialogProbeWait) {
+				return nil, cdp.PageUnresponsive(p, errors.New("still busy since an earlier command")).
+					With("hint", "a script of the page's keeps its main thread busy; wait for it, or close the tab (dtb close)")
+			}
+			s.Update(ctx, func(st *State) error {
+				if td := st.Dialogs[p.ID]; td != nil {
+					td.Busy = false
+					if td.Open == nil && td.Armed == nil {
+						delete(st.Dialogs, p.ID)
+					}
+				}
+				return nil
+			})
+		}
 		if d := rec.Open; d != nil {
 			if !p.Responsive(ctx, DialogProbeWait) {
 				e := cdp.DialogOpenError(d)
@@ -228,6 +247,14 @@ func (g *DialogGuard) Finish(ctx context.Context, res any, err error) (any, erro
 			if open == nil && g.Page.UnstuckByStop(ctx, DialogProbeWait/2) {
 				return nil, cdp.NavigationPending(g.Page, err)
 			}
+			if open == nil && g.StopScript && g.Page.UnstuckByTerminate(ctx, DialogProbeWait/2) {
+				return nil, output.Wrap("timeout", err, "the script was still running when --timeout passed; dtb stopped it, and the tab answers again").
+					With("terminated", true).With("tab", g.Page.ID)
+			}
+			g.sess.Update(context.WithoutCancel(ctx), func(st *State) error {
+				tabDialog(st, g.Page.ID).Busy = true
+				return nil
+			})
 			return nil, cdp.PageUnresponsive(g.Page, err)
 		}
 		return nil, err

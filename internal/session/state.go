@@ -39,7 +39,7 @@ type State struct {
 	Tabs         map[string]*OwnedTab       `json:"tabs,omitempty"`       // owned tabs by target id
 	Workspaces   map[string]*Workspace      `json:"workspaces,omitempty"` // by name
 	Contexts     []string                   `json:"contexts,omitempty"`   // incognito browser contexts dtb created
-	Dialogs      map[string]*TabDialog      `json:"dialogs,omitempty"`    // by target id: a dialog left open, an armed answer
+	Dialogs      map[string]*TabDialog      `json:"dialogs,omitempty"`    // by target id: a dialog left open, an armed answer, a tab left busy
 	Refs         json.RawMessage            `json:"refs,omitempty"`
 	Ext          map[string]json.RawMessage `json:"ext,omitempty"`
 	UpdatedAt    time.Time                  `json:"updatedAt"`
@@ -60,6 +60,10 @@ type OwnedTab struct {
 type TabDialog struct {
 	Open  *cdp.Dialog       `json:"open,omitempty"`
 	Armed *cdp.DialogPolicy `json:"armed,omitempty"`
+	// Busy: the tab's main thread did not answer when an earlier command
+	// ended (a script of the page's that runs on): the next command checks
+	// before it waits on the tab.
+	Busy bool `json:"busy,omitempty"`
 }
 
 // Workspace is a named window dtb created and keeps tabs in.
