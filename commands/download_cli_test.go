@@ -5,19 +5,23 @@ import (
 	"net/http/httptest"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/dtb-cli/dtb/internal/browsertest"
 )
 
 // A click that starts a download saves the file (mode 0600, the session's
 // download folder, its suggested name) and reports it; a link whose response
-// is an attachment counts too; a click that downloads nothing says nothing
+// is an attachment counts too, and a download link whose response comes after
+// the click's settle; a click that downloads nothing says nothing
 // (issue 20.4). With and without the session host.
 func TestClickDownloads(t *testing.T) {
 	browsertest.Need(t, browsertest.Find().Preferred(), "Chromium")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/report.csv":
+			// A slow response: the download begins after the click's settle.
+			time.Sleep(300 * time.Millisecond)
 			w.Header().Set("Content-Type", "text/csv")
 			w.Write([]byte("a,b\n1,2\n"))
 		case "/export":

@@ -180,7 +180,10 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 		}
 		return nil, err
 	}
-	var pt struct{ X, Y float64 }
+	var pt struct {
+		X, Y     float64
+		Download bool // a download link
+	}
 	json.Unmarshal(out.act, &pt)
 	res = &Result{Action: kind, Element: out.Element}
 	if cw != nil {
@@ -223,10 +226,13 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 	}
 	res.After = w.settle(ctx, o.Settle, start)
 	if dw != nil {
-		// Only a navigation that never committed can still turn into a
-		// download: other clicks pay nothing.
+		// Only a download link, or a navigation that never committed, can
+		// still start a download: other clicks pay nothing.
 		grace := time.Duration(0)
-		if res.After != nil && res.After.Navigated && !res.After.Committed {
+		switch {
+		case pt.Download:
+			grace = downloadLinkGrace
+		case res.After != nil && res.After.Navigated && !res.After.Committed:
 			grace = downloadGrace
 		}
 		if d := dw.collect(ctx, grace); d != nil {
@@ -239,6 +245,11 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 // downloadGrace is how long after its settle a click may still start a
 // download: the response that turns a link's navigation into one.
 const downloadGrace = 150 * time.Millisecond
+
+// downloadLinkGrace is downloadGrace for a click on a download link, whose
+// download begins as soon as its response does (on a loaded machine, after
+// the settle); the wait ends when it begins.
+const downloadLinkGrace = 2 * time.Second
 
 // dialogCut ends an action whose input opened a dialog that was left open
 // (the policy of the command's dialog watch): the input reached the page and

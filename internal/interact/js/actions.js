@@ -642,6 +642,13 @@ function filesOf(inp) {
   return { count: inp.files ? inp.files.length : 0, files: Array.from(inp.files || []).map(f => ({ name: f.name, size: f.size, type: f.type || undefined })) };
 }
 
+// downloadLink: el is (in) a link that downloads (<a download href>); its
+// download begins when the response does, which can be after the click's
+// settle.
+function downloadLink(el) {
+  return !!(el.closest && el.closest('a[href][download], area[href][download]'));
+}
+
 // runAction performs the page-side part of act on el. Points and boxes are in
 // the viewport of el's document; Go translates frames.
 function runAction(el, act) {
@@ -650,7 +657,10 @@ function runAction(el, act) {
   if (needsEnabled && isDisabled(el)) return { error: 'disabled' };
   switch (act.kind) {
     case 'none': return {};
-    case 'point': return pointFor(el, act.force);
+    case 'point': {
+      const p = pointFor(el, act.force);
+      return act.click && downloadLink(el) ? p.then(r => (r.error ? r : Object.assign(r, { download: true }))) : p;
+    }
     case 'focus': return focusTarget(el, act);
     case 'readback': return readBack(el, act.want, act.ce, act.loose);
     case 'domclick': return domClick(el, act);
