@@ -266,14 +266,23 @@ func splitList(vals []string) []string {
 }
 
 // inProcessRunner runs a command line through the CLI's own entry point, with
-// buffers for streams: the tool and the command are the same code.
+// buffers for streams: the tool and the command are the same code. A browser
+// tool goes through the session's host, as the CLI's commands do, so that
+// what the host keeps between commands (a dialog left open, the network and
+// console record, routes) holds between tool calls too; when no host can
+// take it, it runs here.
 func inProcessRunner() mcpserver.Runner {
 	var mu sync.Mutex // the command tree is shared state: one run at a time
 	return func(ctx context.Context, argv []string) mcpserver.Outcome {
 		mu.Lock()
 		defer mu.Unlock()
 		var stdout, stderr bytes.Buffer
-		code := run(ctx, append([]string{"dtb"}, argv...), IO{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr}, os.Getenv)
+		streams := IO{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr}
+		args := append([]string{"dtb"}, argv...)
+		code, hosted := viaHost(ctx, args, streams)
+		if !hosted {
+			code = run(ctx, args, streams, os.Getenv)
+		}
 		return mcpserver.Outcome{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Code: code}
 	}
 }

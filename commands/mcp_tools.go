@@ -94,8 +94,8 @@ var mcpCoreTools = []string{"open", "inspect", "click", "type", "press", "select
 // mcpHidden are the commands that are no tools: the server itself, the long-running
 // relay server and shell set-up.
 var mcpHidden = map[string]bool{"mcp": true, "relay": true, "completion": true, "help": true,
-	// Routes live in the session host, which an MCP server (its own engine)
-	// does not go through.
+	// Routes change what every tab of the session receives: the MCP host
+	// sets them up (dtb route in the same session), not the model.
 	"route": true, "unroute": true}
 
 // mcpServerOwned are the flags the host fixes when it starts dtb mcp (flags

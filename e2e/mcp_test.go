@@ -204,6 +204,18 @@ func TestMCPTools(t *testing.T) {
 	if got := toolOK(t, cs, "dialog", nil); !strings.Contains(got, `"open":false`) {
 		t.Errorf("dialog tool: %s", got)
 	}
+	// A dialog one call leaves open is answered by a later one: the tools go
+	// through the session host, which stays connected between calls.
+	toolOK(t, cs, "eval", map[string]any{"expr": `document.body.insertAdjacentHTML('beforeend', '<button id="mcp-del" onclick="window.mcpLater = confirm(\'Later from MCP\')">Delete for MCP</button>'), true`})
+	if got := toolOK(t, cs, "click", map[string]any{"selector": "#mcp-del"}); !strings.Contains(got, `"open":true`) {
+		t.Fatalf("the click's confirm is not left open: %s", got)
+	}
+	if got := toolOK(t, cs, "dialog", map[string]any{"answer": "accept"}); !strings.Contains(got, `"answered":"accept"`) {
+		t.Fatalf("dialog accept: %s", got)
+	}
+	if got := toolOK(t, cs, "eval", map[string]any{"expr": "window.mcpLater"}); strings.TrimSpace(got) != "true" {
+		t.Errorf("the confirm answered by a later call returned %s in the page", got)
+	}
 
 	// Storage set through a tool is in the page's own storage.
 	toolOK(t, cs, "storage", map[string]any{"area": "session", "op": "set", "key": "mcp.key", "value": "set by a tool"})

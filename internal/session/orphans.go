@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dtb-cli/dtb/internal/hostwire"
 	"github.com/dtb-cli/dtb/internal/proc"
 )
 
@@ -15,7 +16,13 @@ import (
 // MCP server's own once its browser is stopped.
 func (s *Session) Forget() {
 	dir := filepath.Dir(s.st.path)
-	for _, f := range []string{s.st.path, s.st.lock, filepath.Join(dir, s.cfg.Session+".browser.log"), s.launchRecord()} {
+	files := []string{s.st.path, s.st.lock, filepath.Join(dir, s.cfg.Session+".browser.log"), s.launchRecord()}
+	if hp, err := hostwire.PathsFor(filepath.Dir(dir), s.cfg.Session); err == nil {
+		// The host's start lock and log (a running host removes its socket
+		// and info itself when it ends).
+		files = append(files, hp.Lock, hp.Log)
+	}
+	for _, f := range files {
 		os.Remove(f)
 	}
 	os.RemoveAll(s.UploadDir())
