@@ -38,7 +38,7 @@ Examples:
 			if err != nil {
 				return nil, err
 			}
-			return withUserScript(c, inv, func(ctx context.Context, _ *session.Session, p *cdp.Page) (any, error) {
+			return withGuardedPage(c, inv, pageMode{stopScript: true}, func(ctx context.Context, _ *session.Session, p *cdp.Page) (any, error) {
 				// The ceiling applies to the page's answer too: a huge value is
 				// refused as it arrives, not decoded and copied first.
 				return p.EvaluateLimited(ctx, expr, !c.Bool("no-await"), inv.printer.MaxBytes())

@@ -112,23 +112,32 @@ func tabSelector(c *cli.Context) session.TabSelector {
 // withPage runs fn on the selected tab, under its dialog guard, and
 // detaches afterwards.
 func withPage(c *cli.Context, inv *invocation, fn func(ctx context.Context, sess *session.Session, p *cdp.Page) (any, error)) (any, error) {
-	return withGuardedPage(c, inv, false, fn)
+	return withGuardedPage(c, inv, pageMode{}, fn)
 }
 
-// withUserScript is withPage for a command that runs the user's own script
-// (eval): one still running when --timeout passes is stopped, so that the
-// tab answers again.
-func withUserScript(c *cli.Context, inv *invocation, fn func(ctx context.Context, sess *session.Session, p *cdp.Page) (any, error)) (any, error) {
-	return withGuardedPage(c, inv, true, fn)
+// pageMode is how a page command meets a tab that runs a script.
+type pageMode struct {
+	// stopScript: the command runs the user's own script (eval); one still
+	// running when --timeout passes is stopped, so that the tab answers
+	// again.
+	stopScript bool
+	// waitBusy: a tab an earlier command left busy is waited for (dtb wait),
+	// not refused at once (session.RefuseBusy).
+	waitBusy bool
 }
 
-func withGuardedPage(c *cli.Context, inv *invocation, stopScript bool, fn func(ctx context.Context, sess *session.Session, p *cdp.Page) (any, error)) (any, error) {
+func withGuardedPage(c *cli.Context, inv *invocation, mode pageMode, fn func(ctx context.Context, sess *session.Session, p *cdp.Page) (any, error)) (any, error) {
 	return withTab(c, inv, func(ctx context.Context, sess *session.Session, p *cdp.Page) (any, error) {
+		if !mode.waitBusy {
+			if err := sess.RefuseBusy(ctx, p); err != nil {
+				return nil, err
+			}
+		}
 		g, err := guardDialogs(ctx, c, sess, p, "", "")
 		if err != nil {
 			return nil, err
 		}
-		g.StopScript = stopScript
+		g.StopScript = mode.stopScript
 		return g.Run(ctx, func(ctx context.Context) (any, error) { return fn(ctx, sess, p) })
 	})
 }

@@ -145,7 +145,12 @@ func leadingRef(args []string) (ref string, rest []string) {
 // withInteract runs fn with an interact.Page on the selected tab, the
 // session's refs loaded.
 func withInteract(c *cli.Context, inv *invocation, fn func(ctx context.Context, sess *session.Session, pg *interact.Page) (any, error)) (any, error) {
-	return withPage(c, inv, func(ctx context.Context, sess *session.Session, p *cdp.Page) (any, error) {
+	return withInteractMode(c, inv, pageMode{}, fn)
+}
+
+// withInteractMode is withInteract with the page mode of the command.
+func withInteractMode(c *cli.Context, inv *invocation, mode pageMode, fn func(ctx context.Context, sess *session.Session, pg *interact.Page) (any, error)) (any, error) {
+	return withGuardedPage(c, inv, mode, func(ctx context.Context, sess *session.Session, p *cdp.Page) (any, error) {
 		pg := interactPage(sess, p)
 		defer pg.Close()
 		return fn(ctx, sess, pg)

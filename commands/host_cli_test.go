@@ -200,9 +200,9 @@ func TestHostDialogBetweenCommands(t *testing.T) {
 
 // TestBusyTab: an eval still running at --timeout is stopped and the tab
 // answers again; a page script that keeps the tab busy after a command
-// (an endless click handler) is remembered, so the next command reports
-// page-unresponsive at once instead of waiting out its own --timeout. With
-// and without the session host.
+// (a click handler that runs for seconds) is remembered, so the next command
+// reports page-unresponsive at once instead of waiting out its own --timeout,
+// while dtb wait waits for it. With and without the session host.
 func TestBusyTab(t *testing.T) {
 	for _, mode := range []string{"host", "direct"} {
 		t.Run(mode, func(t *testing.T) {
@@ -218,14 +218,17 @@ func TestBusyTab(t *testing.T) {
 			if got := strings.TrimSpace(e.Run(t, "eval", "1+1", "--timeout", "5s").Stdout); got != "2" {
 				t.Fatalf("the tab after the stopped eval: %q", got)
 			}
-			e.Run(t, "eval", "document.querySelector('#del').onclick = () => { for (;;) {} }; 1").Exit(t, 0)
-			e.Run(t, "click", "#del", "--timeout", "2s").Fails(t, 4, "page-unresponsive")
+			e.Run(t, "eval", "document.querySelector('#del').onclick = () => { const end = Date.now() + 6000; while (Date.now() < end) {} }; 1").Exit(t, 0)
+			e.Run(t, "click", "#del", "--timeout", "1s").Fails(t, 4, "page-unresponsive")
 			start := time.Now()
 			e.Run(t, "eval", "1", "--timeout", "20s").Fails(t, 4, "page-unresponsive")
-			if took := time.Since(start); took > 5*time.Second {
+			if took := time.Since(start); took > 4*time.Second {
 				t.Fatalf("the command after the tab went busy took %v", took)
 			}
-			e.Run(t, "close").Exit(t, 0)
+			e.Run(t, "wait", "--load", "--timeout", "20s").Exit(t, 0)
+			if got := strings.TrimSpace(e.Run(t, "eval", "1+2").Stdout); got != "3" {
+				t.Fatalf("the tab after its script ended: %q", got)
+			}
 		})
 	}
 }

@@ -23,6 +23,8 @@ visible element matches (with --gone: when none does). --url matches a substring
 or a glob with * and ? over the whole URL. --quiet: the DOM stayed unchanged that
 long. --js: the expression is truthy (promises awaited). Prints what held and how
 long it took; at --timeout fails "timeout" (exit 4) with what it last observed.
+A tab whose main thread a script of the page's keeps busy (other commands fail
+page-unresponsive at once) is waited for too.
 
 Examples:
   dtb wait --load
@@ -48,7 +50,9 @@ Examples:
 			if !loc.Empty() {
 				o.Loc = &loc
 			}
-			return withInteract(c, inv, func(ctx context.Context, _ *session.Session, pg *interact.Page) (any, error) {
+			// A tab left busy by a script is waited for: that is what wait
+			// is for.
+			return withInteractMode(c, inv, pageMode{waitBusy: true}, func(ctx context.Context, _ *session.Session, pg *interact.Page) (any, error) {
 				return pg.Wait(ctx, o)
 			})
 		}),

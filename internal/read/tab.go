@@ -25,6 +25,9 @@ func ReadTab(ctx context.Context, sess *session.Session, t TabOptions, o Options
 	var p *cdp.Page
 	var g *session.DialogGuard
 	guard := func(ctx context.Context, p *cdp.Page) (err error) {
+		if err := sess.RefuseBusy(ctx, p); err != nil {
+			return err
+		}
 		g, err = sess.GuardDialogs(ctx, p, t.Dialog, "dismiss", "read")
 		return err
 	}

@@ -129,6 +129,32 @@ func (s *Session) clearDialog(ctx context.Context, id string, armed bool) {
 	})
 }
 
+// RefuseBusy fails page-unresponsive within DialogProbeWait when an earlier
+// command left the tab busy (its main thread did not answer at that
+// command's deadline) and it still does not answer: a command on a tab held
+// by an endless script would otherwise wait out its whole --timeout. A tab
+// that answers again is no longer counted busy. dtb wait does not call it:
+// waiting for the page is what it is for.
+func (s *Session) RefuseBusy(ctx context.Context, p *cdp.Page) error {
+	if rec := s.State().Dialogs[p.ID]; rec == nil || !rec.Busy {
+		return nil
+	}
+	if !p.Responsive(ctx, DialogProbeWait) {
+		return cdp.PageUnresponsive(p, errors.New("still busy since an earlier command")).
+			With("hint", "a script of the page's keeps its main thread busy: dtb wait waits for it, dtb close closes the tab")
+	}
+	s.Update(ctx, func(st *State) error {
+		if td := st.Dialogs[p.ID]; td != nil {
+			td.Busy = false
+			if td.Open == nil && td.Armed == nil {
+				delete(st.Dialogs, p.ID)
+			}
+		}
+		return nil
+	})
+	return nil
+}
+
 // DialogGuard is the dialog handling around one page command: a dialog an
 // earlier command left open refuses the command at once (dialog-open); the
 // dialogs the command meets are answered by the policy (--dialog, else an
@@ -137,8 +163,8 @@ func (s *Session) clearDialog(ctx context.Context, id string, armed bool) {
 type DialogGuard struct {
 	Watch *cdp.DialogWatch
 	Page  *cdp.Page
-	// StopScript: the command runs the user's own script (eval, wait
-	// --js); one still running when the deadline passes is stopped
+	// StopScript: the command runs the user's own script (eval); one still
+	// running when the deadline passes is stopped
 	// (Runtime.terminateExecution), so the tab answers again.
 	StopScript bool
 	sess       *Session
@@ -155,21 +181,6 @@ func (s *Session) GuardDialogs(ctx context.Context, p *cdp.Page, answer, readDef
 		pol = cdp.DialogPolicy{Answer: readDefault, By: by}
 	}
 	if rec := s.State().Dialogs[p.ID]; rec != nil {
-		if rec.Busy {
-			if !p.Responsive(ctx, DialogProbeWait) {
-				return nil, cdp.PageUnresponsive(p, errors.New("still busy since an earlier command")).
-					With("hint", "a script of the page's keeps its main thread busy; wait for it, or close the tab (dtb close)")
-			}
-			s.Update(ctx, func(st *State) error {
-				if td := st.Dialogs[p.ID]; td != nil {
-					td.Busy = false
-					if td.Open == nil && td.Armed == nil {
-						delete(st.Dialogs, p.ID)
-					}
-				}
-				return nil
-			})
-		}
 		if d := rec.Open; d != nil {
 			if !p.Responsive(ctx, DialogProbeWait) {
 				e := cdp.DialogOpenError(d)
@@ -275,6 +286,9 @@ func (s *Session) OpenGuarded(ctx context.Context, o OpenOptions, answer string)
 	defer cancel()
 	prepare := o.Prepare
 	o.Prepare = func(pctx context.Context, p *cdp.Page) error {
+		if err := s.RefuseBusy(ctx, p); err != nil {
+			return err
+		}
 		var err error
 		if g, err = s.GuardDialogs(ctx, p, answer, "", ""); err != nil {
 			return err
