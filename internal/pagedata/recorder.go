@@ -420,7 +420,7 @@ func ReadBody(ctx context.Context, p *cdp.Page, id string) (*Body, error) {
 		return nil, output.TooLarge(tl.Size, 16<<20).With("id", id)
 	}
 	if err != nil {
-		return nil, output.Wrap("no-such-request", err, "the browser has no body for request "+id+" (none yet, a redirect, or evicted)").With("id", id).With("url", req.URL)
+		return nil, output.Wrap("no-such-request", err, "the browser has no body for request "+id+" (none yet, a redirect, evicted from its buffer, or of a document the tab has left: the browser drops those bodies)").With("id", id).With("url", req.URL)
 	}
 	b := &Body{Tab: cdp.TabRef{ID: p.ID, Alias: p.Alias}, ID: id, URL: req.URL, MimeType: req.MimeType}
 	raw := []byte(res.Body)
