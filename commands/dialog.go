@@ -34,9 +34,10 @@ says so.
 
 With no dialog open, accept and dismiss arm the answer: the next dialog the tab
 opens is answered so, once (during a dtb command, or between commands through the
-session host). Arm it before the action that opens the dialog. A dialog the browser keeps open after its command ended cannot
-be answered by a later connection (the browser lets only the one that saw it open
-answer it): accept and dismiss then fail dialog-stale; reload or close the tab.
+session host). Arm it before the action that opens the dialog. Attached directly,
+a dialog the browser keeps open after its command ended cannot be answered by a
+later connection (the browser lets only the one that saw it open answer it):
+accept and dismiss then fail dialog-stale; reload or close the tab.
 
 Examples:
   dtb dialog accept --text 'Ada' && dtb click '#rename'

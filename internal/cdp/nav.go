@@ -217,9 +217,9 @@ func (p *Page) StopLoading(ctx context.Context) {
 }
 
 // UnstuckByTerminate reports whether a tab that does not answer was held by
-// a running script: once it is terminated (Runtime.terminateExecution, which
-// ends the script the main thread runs now, and no later one), the tab
-// answers within wait.
+// a running script: once it is terminated, the tab answers within wait.
+// Runtime.terminateExecution ends the script running now, or else the next
+// one to start: it is meant only for a tab whose main thread is held by one.
 func (p *Page) UnstuckByTerminate(ctx context.Context, wait time.Duration) bool {
 	Post(context.WithoutCancel(ctx), p, runtime.TerminateExecution, proto.Empty{})
 	return p.Responsive(context.WithoutCancel(ctx), wait)
