@@ -121,8 +121,9 @@ type pageMode struct {
 	// running when --timeout passes is stopped, so that the tab answers
 	// again.
 	stopScript bool
-	// waitBusy: a tab an earlier command left busy is waited for (dtb wait),
-	// not refused at once (session.RefuseBusy).
+	// waitBusy: a tab an earlier command left busy is not refused at once
+	// (session.RefuseBusy): dtb wait waits for it, a history navigation may
+	// leave it.
 	waitBusy bool
 }
 

@@ -82,7 +82,8 @@ func historyCommand(c *cli.Context, inv *invocation, nav func(ctx context.Contex
 	if err != nil {
 		return nil, err
 	}
-	return withPage(c, inv, func(ctx context.Context, _ *session.Session, p *cdp.Page) (any, error) {
+	// A busy page is not refused: a navigation to another site leaves it.
+	return withGuardedPage(c, inv, pageMode{waitBusy: true}, func(ctx context.Context, _ *session.Session, p *cdp.Page) (any, error) {
 		if !p.Owned {
 			return nil, cdp.NotOwned(p)
 		}

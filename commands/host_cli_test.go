@@ -202,7 +202,8 @@ func TestHostDialogBetweenCommands(t *testing.T) {
 // answers again; a page script that keeps the tab busy after a command
 // (a click handler that runs for seconds) is remembered, so the next command
 // reports page-unresponsive at once instead of waiting out its own --timeout,
-// while dtb wait waits for it. With and without the session host.
+// while dtb wait waits for it and a navigation to another site leaves it.
+// With and without the session host.
 func TestBusyTab(t *testing.T) {
 	for _, mode := range []string{"host", "direct"} {
 		t.Run(mode, func(t *testing.T) {
@@ -228,6 +229,20 @@ func TestBusyTab(t *testing.T) {
 			e.Run(t, "wait", "--load", "--timeout", "20s").Exit(t, 0)
 			if got := strings.TrimSpace(e.Run(t, "eval", "1+2").Stdout); got != "3" {
 				t.Fatalf("the tab after its script ended: %q", got)
+			}
+			if mode == "direct" {
+				// A fresh connection's Page.enable waits on the busy renderer:
+				// only the host's kept one navigates at once.
+				return
+			}
+			// An endless one: a navigation to another site leaves it (the
+			// new document gets a renderer of its own), and is not refused.
+			e.Run(t, "eval", "document.querySelector('#del').onclick = () => { for (;;) {} }; 1").Exit(t, 0)
+			e.Run(t, "click", "#del", "--timeout", "1s").Fails(t, 4, "page-unresponsive")
+			other := strings.Replace(url, "127.0.0.1", "localhost", 1)
+			e.Run(t, "open", "--current", other, "--timeout", "10s").Exit(t, 0)
+			if got := strings.TrimSpace(e.Run(t, "eval", "location.hostname", "-r").Stdout); got != "localhost" {
+				t.Fatalf("after the navigation away from the busy page: %q", got)
 			}
 		})
 	}

@@ -25,9 +25,6 @@ func ReadTab(ctx context.Context, sess *session.Session, t TabOptions, o Options
 	var p *cdp.Page
 	var g *session.DialogGuard
 	guard := func(ctx context.Context, p *cdp.Page) (err error) {
-		if err := sess.RefuseBusy(ctx, p); err != nil {
-			return err
-		}
 		g, err = sess.GuardDialogs(ctx, p, t.Dialog, "dismiss", "read")
 		return err
 	}
@@ -54,6 +51,12 @@ func ReadTab(ctx context.Context, sess *session.Session, t TabOptions, o Options
 	} else {
 		var err error
 		if p, err = sess.Page(ctx, t.Tab); err != nil {
+			return nil, err
+		}
+		// A navigation may leave a busy page (to another site it does):
+		// only a read of the tab as it is refuses one.
+		if err = sess.RefuseBusy(ctx, p); err != nil {
+			p.Close()
 			return nil, err
 		}
 		if err = guard(ctx, p); err != nil {

@@ -133,8 +133,9 @@ func (s *Session) clearDialog(ctx context.Context, id string, armed bool) {
 // command left the tab busy (its main thread did not answer at that
 // command's deadline) and it still does not answer: a command on a tab held
 // by an endless script would otherwise wait out its whole --timeout. A tab
-// that answers again is no longer counted busy. dtb wait does not call it:
-// waiting for the page is what it is for.
+// that answers again is no longer counted busy. dtb wait does not call it
+// (waiting for the page is what it is for), nor do navigations (one to
+// another site leaves the busy page: its document gets a new renderer).
 func (s *Session) RefuseBusy(ctx context.Context, p *cdp.Page) error {
 	if rec := s.State().Dialogs[p.ID]; rec == nil || !rec.Busy {
 		return nil
@@ -286,9 +287,6 @@ func (s *Session) OpenGuarded(ctx context.Context, o OpenOptions, answer string)
 	defer cancel()
 	prepare := o.Prepare
 	o.Prepare = func(pctx context.Context, p *cdp.Page) error {
-		if err := s.RefuseBusy(ctx, p); err != nil {
-			return err
-		}
 		var err error
 		if g, err = s.GuardDialogs(ctx, p, answer, "", ""); err != nil {
 			return err
