@@ -84,11 +84,14 @@ func (s *Session) AnswerTabDialog(ctx context.Context, p *cdp.Page, answer, text
 // accept|dismiss given before it opened) is spent on it, as a command's
 // guard would have; else d is recorded as open.
 func (s *Session) NoteDialog(ctx context.Context, id string, d *cdp.Dialog, answer func(answer, text string) error) {
+	rec := s.State().Dialogs[id]
 	if d == nil {
-		s.clearDialog(ctx, id, false)
+		if rec != nil && rec.Open != nil {
+			s.clearDialog(ctx, id, false)
+		}
 		return
 	}
-	if rec := s.State().Dialogs[id]; rec != nil && rec.Armed != nil && answer != nil {
+	if rec != nil && rec.Armed != nil && answer != nil {
 		if answer(rec.Armed.Answer, rec.Armed.Text) == nil {
 			s.clearDialog(ctx, id, true)
 			return
@@ -99,6 +102,9 @@ func (s *Session) NoteDialog(ctx context.Context, id string, d *cdp.Dialog, answ
 		return nil
 	})
 }
+
+// empty: the record holds nothing (it is dropped).
+func (td *TabDialog) empty() bool { return td.Open == nil && td.Armed == nil && !td.Busy }
 
 func tabDialog(st *State, id string) *TabDialog {
 	if st.Dialogs == nil {
@@ -121,7 +127,7 @@ func (s *Session) clearDialog(ctx context.Context, id string, armed bool) {
 			if armed {
 				td.Armed = nil
 			}
-			if td.Open == nil && td.Armed == nil && !td.Busy {
+			if td.empty() {
 				delete(st.Dialogs, id)
 			}
 		}
@@ -147,7 +153,7 @@ func (s *Session) RefuseBusy(ctx context.Context, p *cdp.Page) error {
 	s.Update(ctx, func(st *State) error {
 		if td := st.Dialogs[p.ID]; td != nil {
 			td.Busy = false
-			if td.Open == nil && td.Armed == nil {
+			if td.empty() {
 				delete(st.Dialogs, p.ID)
 			}
 		}
