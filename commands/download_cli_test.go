@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,6 +69,19 @@ func TestClickDownloads(t *testing.T) {
 			r.Exit(t, 0)
 			if r.Stdout != "false\n" {
 				t.Fatalf("a plain click reports a download: %s", r)
+			}
+			// A download link to another origin navigates instead (the
+			// browser ignores download there): nothing is waited for.
+			other := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+			e.Run(t, "eval", "document.body.insertAdjacentHTML('beforeend', '<a id=xo download href=\""+other+"/page\">Elsewhere</a>'), 1").Exit(t, 0)
+			start := time.Now()
+			r = e.Run(t, "click", "#xo", "--jq", `[has("download"), .after.committed]`, "--compact")
+			r.Exit(t, 0)
+			if r.Stdout != "[false,true]\n" {
+				t.Fatalf("a download link to another origin: %s", r)
+			}
+			if took := time.Since(start); took > 1500*time.Millisecond {
+				t.Fatalf("the click on a download link that navigated took %v", took)
 			}
 		})
 	}

@@ -227,12 +227,16 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 	res.After = w.settle(ctx, o.Settle, start)
 	if dw != nil {
 		// Only a download link, or a navigation that never committed, can
-		// still start a download: other clicks pay nothing.
+		// still start a download: other clicks pay nothing. A download link
+		// that navigated instead (the browser ignores download on another
+		// origin's URL) has nothing left to wait for.
+		navigated := res.After != nil && res.After.Navigated
+		committed := navigated && res.After.Committed
 		grace := time.Duration(0)
 		switch {
-		case pt.Download:
+		case pt.Download && !committed:
 			grace = downloadLinkGrace
-		case res.After != nil && res.After.Navigated && !res.After.Committed:
+		case navigated && !committed:
 			grace = downloadGrace
 		}
 		if d := dw.collect(ctx, grace); d != nil {
