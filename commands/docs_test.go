@@ -171,7 +171,7 @@ var reasonMeaning = map[string]string{
 	"not-dropped":         "a drag ended without the drop reaching the target",
 	"dialog-open":         "the page shows a JavaScript dialog (alert, confirm, prompt, beforeunload) that blocks it; `dialog` gives its type and message; answer them with --dialog accept (or dismiss), or arm an answer first with dtb dialog accept (or dismiss)",
 	"dialog-stale":        "the dialog opened during an earlier command and the browser lets no later connection answer it: reload or close the tab",
-	"page-unresponsive":   "the tab's main thread does not answer (a long-running script, or a dialog no dtb command saw open)",
+	"page-unresponsive":   "the tab's main thread does not answer (a long-running script, or a dialog no dtb command saw open); once a tab failed so, the next page command checks it first and fails within half a second while it stays busy (`dtb wait` waits for it instead)",
 	"navigation-pending":  "the tab waited for a navigation whose server never answered (the browser holds its commands meanwhile); dtb stopped that load and the tab answers again (`stopped: true`)",
 	"page-navigating":     "the page kept navigating while it was captured (`navigations`): it never holds still long enough for a screenshot",
 	"unauthorized":        "a remote browser service refused the credentials (HTTP 401 or 403 from discovery or the websocket handshake; `status`, `endpoint` with its token hidden): check --cdp-header or the token in --cdp",
@@ -226,7 +226,7 @@ var reasonMeaning = map[string]string{
 	"no-such-reporter":  "--reporter names no page that reports to the relay (`reporterIds` lists the known ones when the relay can)",
 	// 4
 	"page-busy": "the page is running another command (`connection.busy`: its id and age) and sends no check-ins until it finishes; retry when it is done",
-	"timeout":   "a deadline passed: --timeout, --until, or the relay's own 10 s command deadline (relay 504, `pickedUp` says whether the page took the command; `handedOut` true with `pickedUp` false: it was handed to the page, which never showed it received it, so it may have been dropped or may be running)",
+	"timeout":   "a deadline passed (`dtb eval`'s script still running then is stopped: `terminated` true): --timeout, --until, or the relay's own 10 s command deadline (relay 504, `pickedUp` says whether the page took the command; `handedOut` true with `pickedUp` false: it was handed to the page, which never showed it received it, so it may have been dropped or may be running)",
 	// 5
 	"no-page-connected":    "no page reports to the relay, or its last check-in is too old (relay 503)",
 	"relay-unreachable":    "nothing answers at the relay URL (connection refused, DNS)",
