@@ -14,6 +14,7 @@ import (
 
 	"github.com/chromedp/cdproto"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 )
 
@@ -68,8 +69,16 @@ type Conn struct {
 	maxMessage, droppedEvent atomic.Int64
 	// pooled: the connection came from Pool (see pool.go).
 	pooled bool
+	// holds: work still using the connection after its command (Hold).
+	holds sync.WaitGroup
 	// enabled: the "session\x00what" that OncePerConn set up on this connection.
 	enabled sync.Map
+	// memo: what a command left for the next (Page.Memo), memoGen counts
+	// its forgettings; runtimeOn: a command enabled Runtime.
+	memo      sync.Map
+	memoMu    sync.Mutex
+	memoGen   atomic.Uint64
+	runtimeOn atomic.Bool
 }
 
 // Dial connects to a CDP websocket URL (ws:// or wss://) with optional handshake
@@ -119,6 +128,9 @@ func (c *Conn) readLoop() {
 		}
 		if msg.Method != "" {
 			method, session := string(msg.Method), string(msg.SessionID)
+			if forgetOn[method] {
+				c.forgetMemos()
+			}
 			c.mu.Lock()
 			subs := append([]*subscription(nil), c.subs[subKey(session, method)]...)
 			subs = append(subs, c.subs[subKey(session, "*")]...)
@@ -257,6 +269,9 @@ func (c *Conn) send(ctx context.Context, sessionID, method string, params any) (
 			msg.Params = pb
 		}
 	}
+	if method == runtime.Enable.Method {
+		c.runtimeOn.Store(true)
+	}
 	ch := make(chan *cdproto.Message, 1)
 	c.mu.Lock()
 	if c.err != nil {
@@ -337,17 +352,27 @@ type Event struct {
 // (sessionID "" for the connection's own target) until cancel is called. The
 // channel closes when the subscription is cancelled or the connection ends.
 func (c *Conn) Subscribe(sessionID, method string) (<-chan Event, func()) {
+	ch, _, cancel := c.SubscribeCounted(sessionID, method)
+	return ch, cancel
+}
+
+// SubscribeCounted is Subscribe that also gives the number of events read
+// for the subscription so far. The connection reads its messages in order,
+// so once an answer is in, every event the browser sent before it is
+// counted: a reader that has taken fewer from the channel has those still to
+// come.
+func (c *Conn) SubscribeCounted(sessionID, method string) (<-chan Event, func() int64, func()) {
 	s := newSubscription()
 	k := subKey(sessionID, method)
 	c.mu.Lock()
 	if c.err != nil {
 		c.mu.Unlock()
 		s.stop()
-		return s.out, func() {}
+		return s.out, s.pushed.Load, func() {}
 	}
 	c.subs[k] = append(c.subs[k], s)
 	c.mu.Unlock()
-	return s.out, func() {
+	return s.out, s.pushed.Load, func() {
 		c.mu.Lock()
 		ss := c.subs[k]
 		for i, x := range ss {
@@ -366,6 +391,7 @@ func subKey(sessionID, method string) string { return sessionID + "\x00" + metho
 // subscription is an unbounded event queue feeding a channel, so a slow reader
 // never blocks the connection's reader and no event is lost.
 type subscription struct {
+	pushed  atomic.Int64 // events queued so far
 	mu      sync.Mutex
 	queue   []Event
 	notify  chan struct{}
@@ -383,6 +409,7 @@ func newSubscription() *subscription {
 func (s *subscription) push(e Event) {
 	s.mu.Lock()
 	s.queue = append(s.queue, e)
+	s.pushed.Add(1)
 	s.mu.Unlock()
 	select {
 	case s.notify <- struct{}{}:

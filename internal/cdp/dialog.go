@@ -89,7 +89,10 @@ type DialogWatch struct {
 func (p *Page) WatchDialogs(ctx context.Context, policy DialogPolicy) *DialogWatch {
 	ch, stop := On(p, page.JavascriptDialogOpening)
 	w := &DialogWatch{page: p, stop: stop, policy: policy, opened: make(chan struct{}), done: make(chan struct{})}
-	Post(ctx, p, page.Enable, page.EnableParams{})
+	p.OncePerConn("page", func() error {
+		Post(ctx, p, page.Enable, page.EnableParams{})
+		return nil
+	})
 	go func() {
 		defer close(w.done)
 		for ev := range ch {

@@ -81,6 +81,12 @@ func (p *Page) Events(method string) (<-chan Event, func()) {
 	return p.conn.Subscribe(p.sessionID, method)
 }
 
+// EventsCounted is Events with the count of events read for it so far
+// (see Conn.SubscribeCounted).
+func (p *Page) EventsCounted(method string) (<-chan Event, func() int64, func()) {
+	return p.conn.SubscribeCounted(p.sessionID, method)
+}
+
 // Subscribe implements cdproto's cdp.Session.
 func (p *Page) Subscribe(method string) (<-chan jsonv2.Value, func()) {
 	return values(p.Events(method))

@@ -4,12 +4,15 @@ import (
 	"cmp"
 	"context"
 	"net/http"
+	"sync"
 
 	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 )
 
 // ConnPool keeps websockets open between commands. Only the session host
@@ -49,6 +52,77 @@ func (c *Conn) Release() error {
 	return c.Close()
 }
 
+// Hold keeps c from going back to the pool (Release) until release is
+// called: work of a command that goes on after it answered (an action's
+// settle) holds the tab's connection, and the next command on the tab waits
+// for it (the pool's Get).
+func (p *Page) Hold() (release func()) {
+	p.conn.holds.Add(1)
+	var once sync.Once
+	return func() { once.Do(func() { p.conn.holds.Done() }) }
+}
+
+// Memo is a value that a command left for later ones on the same kept
+// connection and tab session (SetMemo): the tab's document object, which
+// saves each command a round trip. Every memo is forgotten when the tab's
+// document may have changed (a frame navigated, a document was opened, the
+// page's contexts were cleared: see forgetOn) and when a command that
+// enabled Runtime ends (its disable drops the objects handed out).
+func (p *Page) Memo(key string) (string, bool) {
+	if !p.Kept() {
+		return "", false
+	}
+	v, ok := p.conn.memo.Load(p.sessionID + "\x00" + key)
+	if !ok {
+		return "", false
+	}
+	return v.(string), true
+}
+
+// MemoGen is the connection's memo generation: take it before asking the
+// tab for what SetMemo keeps.
+func (p *Page) MemoGen() uint64 { return p.conn.memoGen.Load() }
+
+// SetMemo keeps v under key when no memo was forgotten since gen (the value
+// may be of a document that has gone since). Nothing is kept on a
+// connection dialed for one command.
+func (p *Page) SetMemo(key, v string, gen uint64) {
+	if !p.Kept() {
+		return
+	}
+	p.conn.memoMu.Lock()
+	defer p.conn.memoMu.Unlock()
+	if p.conn.memoGen.Load() == gen {
+		p.conn.memo.Store(p.sessionID+"\x00"+key, v)
+	}
+}
+
+// ForgetMemo drops key (it proved stale).
+func (p *Page) ForgetMemo(key string) {
+	p.conn.memo.Delete(p.sessionID + "\x00" + key)
+}
+
+// forgetMemos drops every memo of the connection.
+func (c *Conn) forgetMemos() {
+	c.memoMu.Lock()
+	defer c.memoMu.Unlock()
+	c.memoGen.Add(1)
+	c.memo.Clear()
+}
+
+// forgetOn: the events after which a tab's document object may be another's.
+var forgetOn = map[string]bool{
+	page.FrameNavigated.Method:               true,
+	page.DocumentOpened.Method:               true,
+	runtime.ExecutionContextsCleared.Method:  true,
+	runtime.ExecutionContextDestroyed.Method: true,
+	inspector.Detached.Method:                true,
+	target.DetachedFromTarget.Method:         true,
+}
+
+// WaitHolds returns once every Hold on c is released.
+func (c *Conn) WaitHolds() { c.holds.Wait() }
+
 // Kept reports whether the tab's connection outlives the command (the
 // session host holds it): a dialog left open then stays open for a later
 // command to answer, instead of being dismissed when dtb detaches.
@@ -75,6 +149,9 @@ func (c *Conn) ResetForReuse() bool {
 		delete(c.subs, k)
 	}
 	c.mu.Unlock()
+	if c.runtimeOn.Swap(false) {
+		c.forgetMemos()
+	}
 	ctx := context.Background()
 	for _, m := range []string{runtime.CommandDisable, log.CommandDisable} {
 		if wait, err := c.send(ctx, "", m, nil); err == nil {
@@ -100,6 +177,9 @@ func (p *Page) EnablePageNetwork(ctx context.Context) (pageErr, netErr error) {
 		<-netDone
 		return cmp.Or(pageErr, netErr)
 	})
+	if pageErr == nil {
+		p.conn.enabled.Store(p.sessionID+"\x00page", true)
+	}
 	return pageErr, netErr
 }
 

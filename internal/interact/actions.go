@@ -67,6 +67,10 @@ type After struct {
 	// when it was still changing at the cap.
 	QuietMs int  `json:"quietMs"`
 	Quiet   bool `json:"quiet"`
+	// Settling: the action started no navigation and no request, and the
+	// answer came before the page went quiet; the session host waits for
+	// that (as the settle would have) before the next command on the tab.
+	Settling bool `json:"settling,omitempty"`
 	// Ms: the whole action, locate to settled.
 	Ms int64 `json:"ms"`
 }

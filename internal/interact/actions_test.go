@@ -116,6 +116,29 @@ func TestClickInsideTheSameInteractiveAncestor(t *testing.T) {
 	}
 }
 
+// TestClickWaitsForAScriptAnimation: an element a script moves in every
+// animation frame is clicked once it stands still, even when the tab's
+// frames were known to be quiet just before (the check that skips the
+// stability frame must see the page's frame requests).
+func TestClickWaitsForAScriptAnimation(t *testing.T) {
+	p, tab, ctx := open(t, "actionable.html")
+	// A first action leaves the tab's frames known and quiet.
+	if _, err := p.Click(ctx, css("#slider"), ClickOptions{Settle: DefaultSettle}); err != nil {
+		t.Fatal(err)
+	}
+	clearEvents(t, tab)
+	eval(t, tab, "window.clickedAt = 0, document.getElementById('jumper').addEventListener('click', () => { window.clickedAt = performance.now() }), jump(400), 1")
+	if _, err := p.Click(ctx, css("#jumper"), ClickOptions{Settle: quick}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(events(t, tab), " "); got != "jumper" {
+		t.Fatalf("the page recorded %q, want the jumping button clicked once it stood still", got)
+	}
+	if eval(t, tab, "window.jumpedAt > 0 && window.clickedAt >= window.jumpedAt") != "true" {
+		t.Fatalf("clicked at %s, the button stopped at %s", eval(t, tab, "window.clickedAt"), eval(t, tab, "window.jumpedAt"))
+	}
+}
+
 func TestCoverStableFailsFastMovingIsWaited(t *testing.T) {
 	p, tab, ctx := open(t, "actionable.html")
 	eval(t, tab, "document.getElementById('banner').style.display = 'block', 1")

@@ -24,6 +24,7 @@ type chooserWatch struct {
 	stops    []func()
 	mu       sync.Mutex
 	first    *chooserOpened
+	keptOn   *cdp.Page // the session whose interception stays on
 }
 
 // chooserOpened is one Page.fileChooserOpened.
@@ -42,10 +43,23 @@ func intercept(on bool) page.SetInterceptFileChooserDialogParams {
 // command on the tab has been answered (locating the element) it is on, and
 // a click costs no round trip of its own for it. (Sent with the input events
 // in one Pipeline it is not: input reaches the renderer another way.)
+//
+// On a connection the session host keeps, interception is turned on once and
+// stays on (a chooser the page opens between commands is not shown either
+// way in a headless tab; one left unanswered does not keep the page from
+// opening the next): a click then costs the tab nothing for it.
 func (p *Page) watchChooser(ctx context.Context) *chooserWatch {
 	w := &chooserWatch{got: make(chan chooserOpened, 2)}
 	w.listen(p.tab)
-	cdp.Post(ctx, p.tab, page.SetInterceptFileChooserDialog, intercept(true))
+	if !p.tab.Kept() {
+		cdp.Post(ctx, p.tab, page.SetInterceptFileChooserDialog, intercept(true))
+		return w
+	}
+	p.tab.OncePerConn("chooser", func() error {
+		cdp.Post(ctx, p.tab, page.SetInterceptFileChooserDialog, intercept(true))
+		return nil
+	})
+	w.keptOn = p.tab
 	return w
 }
 
@@ -98,6 +112,9 @@ func (w *chooserWatch) opened() *chooserOpened {
 // busy script must not hold the command past its deadline.
 func (w *chooserWatch) stop(ctx context.Context) {
 	for _, s := range w.sessions {
+		if s == w.keptOn {
+			continue // stays on (watchChooser)
+		}
 		cdp.Post(context.WithoutCancel(ctx), s, page.SetInterceptFileChooserDialog, intercept(false))
 	}
 	for _, stop := range w.stops {

@@ -13,9 +13,10 @@ import (
 var jsFiles embed.FS
 
 // libJS is the page-side library: the files of js/ joined, in a fixed order,
-// into the body of one function `function (req, node) { … }`, which Go calls with
+// into the body of one function `function (req, node, LIB) { … }`, which Go calls with
 // Runtime.callFunctionOn and req as a JSON argument (node: an element some
-// ops take as a second argument). Only these constant files
+// ops take as a second argument; LIB: the library function itself when the
+// document keeps it, where it keeps what one call leaves the next). Only these constant files
 // make up the code; page and user text travel as arguments.
 // Built on first use: commands that never act on the page skip the work at start-up.
 var libJS = sync.OnceValue(func() string {
@@ -24,7 +25,7 @@ var libJS = sync.OnceValue(func() string {
 
 func buildLib(names ...string) string {
 	var b strings.Builder
-	b.WriteString("function (req, node) {\n'use strict';\n")
+	b.WriteString("function (req, node, LIB) {\n'use strict';\n")
 	for _, n := range names {
 		src, err := jsFiles.ReadFile("js/" + n)
 		if err != nil {
@@ -58,11 +59,11 @@ func libCall(key string, full bool) string {
 	if full {
 		return "function (req, node) {\nconst lib = (" + libJS() + ");\n" +
 			"try { Object.defineProperty(document, " + string(k) + ", { value: lib }); } catch (e) {}\n" +
-			"return lib.call(this, req, node);\n}"
+			"return lib.call(this, req, node, lib);\n}"
 	}
 	missed, _ := json.Marshal(libMissed)
 	return "function (req, node) { const lib = document[" + string(k) + "]; " +
-		"return typeof lib === 'function' ? lib.call(this, req, node) : " + string(missed) + "; }"
+		"return typeof lib === 'function' ? lib.call(this, req, node, lib) : " + string(missed) + "; }"
 }
 
 // libHash is a hash of the library.

@@ -94,6 +94,9 @@ type frame struct {
 	sentLib, libUnkept bool
 	// libDecl: the short and the full declaration of the library (see lib).
 	libDecl [2]string
+	// memo: docObj is what an earlier command on the kept connection found
+	// (topFrame); a call that finds it gone forgets it.
+	memo bool
 }
 
 // offset is where the frame's viewport starts in the tab's viewport.
@@ -236,6 +239,10 @@ func (p *Page) callOn(ctx context.Context, f *frame, this string, req any, node 
 	for {
 		if res, err = proto.Call(ctx, f.sess, callFunctionOn, params); err != nil {
 			if isGone(err) {
+				if f.memo {
+					p.tab.ForgetMemo(topDocMemo)
+					f.memo = false
+				}
 				return nil, fmt.Errorf("%w: %v", errGone, err)
 			}
 			return nil, wrapCDP(ctx, err)
@@ -382,12 +389,23 @@ func (p *Page) topFrame(ctx context.Context) (*frame, error) {
 		return p.top, nil
 	}
 	f := &frame{sess: p.tab, id: p.tabID}
+	if obj, ok := p.tab.Memo(topDocMemo); ok {
+		f.docObj, f.memo = obj, true
+		p.top = f
+		return f, nil
+	}
+	gen := p.tab.MemoGen()
 	if err := p.resolveDoc(ctx, f); err != nil {
 		return nil, err
 	}
+	p.tab.SetMemo(topDocMemo, f.docObj, gen)
 	p.top = f
 	return f, nil
 }
+
+// topDocMemo names the tab's document object among a kept connection's
+// memos: the next command on the connection skips asking for it.
+const topDocMemo = "topDoc"
 
 // resolveDoc finds the document object of a frame: the main world's document
 // for the tab and OOPIFs, an isolated world for in-process child frames.

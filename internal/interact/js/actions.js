@@ -131,7 +131,7 @@ function nextFrame(w) {
   return new Promise(function (resolve) {
     let done = false;
     const fin = function (framed) { if (!done) { done = true; resolve(framed); } };
-    w.requestAnimationFrame(function () { fin(true); });
+    askFrame(w, function () { fin(true); });
     w.setTimeout(function () { fin(false); }, 100);
   });
 }
@@ -156,8 +156,22 @@ function animating(el, pending) {
   return false;
 }
 
+// animatingAny reports whether any animation or transition runs in doc (one
+// on another element, a panel opening above el, moves el too).
+function animatingAny(doc) {
+  if (!doc.getAnimations) return true;
+  for (const a of doc.getAnimations()) {
+    if (a.playState === 'running') return true;
+  }
+  return false;
+}
+
 // stable waits until el has the same box over two animation frames (three
-// while it animates; at most 10 frames); false when it is still moving. While an animation or transition
+// while it animates; at most 10 frames); false when it is still moving. It
+// waits for no frame when no animation or transition runs in the document
+// and the page has no frame callback pending (pageFramesIdle): then nothing
+// but a task of the page's can move el before the next frame, and a box
+// compared across that frame would be today's. While an animation or transition
 // runs on el or a container, the first frame is skipped: a transition that
 // just began shows its start box there too. Otherwise the box now and after
 // the next frame are the two compared (a script moving el on every frame
@@ -169,6 +183,7 @@ async function stable(el) {
   const w = winOf(el);
   const doc = el.ownerDocument;
   const anim = animating(el);
+  if (!anim && !animatingAny(doc) && !animatingAny(TOP_DOC) && pageFramesIdle(w)) return true;
   const now = function () { return doc.timeline && doc.visibilityState !== 'hidden' ? doc.timeline.currentTime : null; };
   if (anim) await nextFrame(w);
   let prev = rectOf(el);

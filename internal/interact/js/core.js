@@ -50,6 +50,84 @@ function winOf(node) {
   return (d && d.defaultView) || window;
 }
 
+// ---- animation frames ---------------------------------------------------
+
+// A document hands out requestAnimationFrame ids in order, whichever script
+// (or world) asks, so an id one past dtb's last proves that the page asked
+// for no frame in between. frameMark(w) is what dtb knows of window w: id,
+// the last id dtb got there; clean, that no frame callback of the page's was
+// pending then. It lives on the library the document keeps (LIB), so one
+// command leaves it to the next; without one nothing is known.
+function frameMark(w) {
+  if (typeof LIB !== 'function') return { id: -1, clean: false, asked: false };
+  const marks = LIB.frameMarks || (LIB.frameMarks = new WeakMap());
+  let m = marks.get(w);
+  if (!m) {
+    m = { id: -1, clean: false, asked: false };
+    marks.set(w, m);
+  }
+  return m;
+}
+
+function noFrame() {}
+
+// frameProbe asks w for a frame and cancels it at once: the id the request
+// got, which costs the page nothing.
+function frameProbe(w) {
+  const id = w.requestAnimationFrame(noFrame);
+  w.cancelAnimationFrame(id);
+  return id;
+}
+
+// probeMark is frameProbe that keeps w's mark: still clean when the page
+// asked for no frame since dtb's last id.
+function probeMark(w) {
+  const m = frameMark(w);
+  const id = frameProbe(w);
+  m.clean = m.clean && id === m.id + 1;
+  m.id = id;
+  return id;
+}
+
+// pageFramesIdle reports whether w has no frame callback of the page's
+// pending: the mark was clean and the page asked for no frame since. Then
+// nothing the page runs per frame can move or change anything before its
+// next task. A hidden document runs no frames: nothing is known there.
+function pageFramesIdle(w) {
+  if (typeof w.requestAnimationFrame !== 'function' || w.document.visibilityState === 'hidden') return false;
+  probeMark(w);
+  return frameMark(w).clean;
+}
+
+// askFrame is requestAnimationFrame for dtb's own callback cb(time, quiet),
+// where quiet says that the page asked for no frame since this request. Then
+// none of its callbacks is pending: those asked for earlier ran in this
+// frame, before dtb's, and the mark is clean again. Returns the request's id.
+function askFrame(w, cb) {
+  const m = frameMark(w);
+  const id = w.requestAnimationFrame(function (t) {
+    m.asked = false;
+    const probe = frameProbe(w);
+    const quiet = probe === id + 1;
+    // A dtb id since this request (another call's) keeps its own mark.
+    m.clean = probe === m.id + 1 && (m.id === id || m.clean);
+    m.id = probe;
+    cb(t, quiet);
+  });
+  m.clean = m.clean && id === m.id + 1;
+  m.id = id;
+  m.asked = true;
+  return id;
+}
+
+// markFrames leaves a frame request that marks w when nothing is known of
+// it, so that the next command finds its frames known (see pageFramesIdle).
+function markFrames(w) {
+  if (typeof w.requestAnimationFrame !== 'function') return;
+  const m = frameMark(w);
+  if (!m.clean && !m.asked && typeof LIB === 'function') askFrame(w, noFrame);
+}
+
 // The composed parent: the parent element or the shadow host.
 function cparent(node) {
   if (node.parentNode) {

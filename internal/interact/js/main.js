@@ -124,6 +124,8 @@ function dispatch(req) {
       return waitCheck(req);
     case 'quiet':
       return quiet(req.ms, req.cap, req.frames || 0);
+    case 'glance':
+      return glance(TOP_DOC);
     case 'info': {
       const w = winOf(TOP_DOC);
       return { url: TOP_DOC.location ? TOP_DOC.location.href : '', token: docToken(TOP_DOC), readyState: TOP_DOC.readyState, title: TOP_DOC.title, scroll: [w.scrollX, w.scrollY] };
@@ -134,6 +136,9 @@ function dispatch(req) {
 
 return (function main() {
   try {
+    // Whatever the op, the next command on this document should find its
+    // frames known (see pageFramesIdle).
+    if (TOP_DOC.defaultView) markFrames(TOP_DOC.defaultView);
     return dispatch(req || {});
   } catch (e) {
     if (e && e.dtbUsage) return { error: 'usage', message: e.message };

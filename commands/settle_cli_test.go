@@ -1,0 +1,112 @@
+package commands
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dtb-cli/dtb/internal/browsertest"
+)
+
+// settlePage: buttons whose effects come after the click's input, each its
+// own way: over the next five animation frames, at the end of a chain of
+// tasks, after a request, by a navigation.
+const settlePage = `<!doctype html><title>settle</title>
+<button id=frames>Frames</button> <button id=tasks>Tasks</button>
+<button id=fetch>Fetch</button> <a id=nav href="/next">Next</a>
+<p id=out>idle</p>
+<script>
+const out = document.getElementById('out');
+document.getElementById('frames').onclick = () => {
+  let n = 0;
+  const step = () => { n++; out.textContent = 'frame ' + n; if (n < 5) requestAnimationFrame(step); };
+  requestAnimationFrame(step);
+};
+document.getElementById('tasks').onclick = () => {
+  const ch = new MessageChannel();
+  let n = 0;
+  ch.port1.onmessage = () => {
+    const end = performance.now() + 3;
+    while (performance.now() < end) {}
+    if (++n < 10) ch.port2.postMessage(0); else out.textContent = 'tasks done';
+  };
+  ch.port2.postMessage(0);
+};
+document.getElementById('fetch').onclick = () => {
+  out.textContent = 'loading';
+  fetch('/slow').then(r => r.text()).then(t => { out.textContent = 'loaded ' + t; });
+};
+</script>`
+
+// TestHostSettleGoesOnAfterTheAnswer: through the session host an action
+// answers once it is known to have started no navigation and no request,
+// and the page's follow-up work is waited for before the next command on the
+// tab runs; an action that starts a request or a navigation is waited for as
+// before. A direct attach waits for everything before it answers.
+func TestHostSettleGoesOnAfterTheAnswer(t *testing.T) {
+	browsertest.Need(t, browsertest.Find().Preferred(), "Chromium")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/slow":
+			time.Sleep(300 * time.Millisecond)
+			w.Write([]byte("done"))
+		case "/next":
+			w.Write([]byte("<!doctype html><title>next</title><p>next page"))
+		default:
+			w.Write([]byte(settlePage))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	e := newCLI(t)
+	stopBrowserAtEnd(t, e)
+	e.Run(t, "open", srv.URL).Exit(t, 0)
+
+	type after struct {
+		Navigated, Committed, Quiet, Settling bool
+		URL                                   string
+	}
+	click := func(env []string, sel string) after {
+		t.Helper()
+		r := e.RunWith(t, env, "", "click", sel)
+		r.Exit(t, 0)
+		var res struct{ After after }
+		r.Decode(t, &res)
+		return res.After
+	}
+	out := func(env []string) string {
+		t.Helper()
+		return strings.TrimSpace(e.RunWith(t, env, "", "eval", "document.getElementById('out').textContent", "-r").Stdout)
+	}
+	for _, c := range []struct{ sel, want string }{{"#frames", "frame 5"}, {"#tasks", "tasks done"}} {
+		for _, host := range []bool{true, false} {
+			var env []string
+			if !host {
+				env = []string{"DTB_HOST=off"}
+			}
+			e.RunWith(t, env, "", "eval", "document.getElementById('out').textContent = 'idle'").Exit(t, 0)
+			a := click(env, c.sel)
+			if a.Navigated || a.Settling != host || a.Quiet == host {
+				t.Fatalf("click %s (host %v): after %+v", c.sel, host, a)
+			}
+			// The next command on the tab sees the end of what the click
+			// started, whichever way the click answered.
+			if got := out(env); got != c.want {
+				t.Fatalf("click %s (host %v): the next command saw %q, want %q", c.sel, host, got, c.want)
+			}
+		}
+	}
+	// A request the click started is waited for before it answers.
+	if a := click(nil, "#fetch"); a.Settling || !a.Quiet {
+		t.Fatalf("click #fetch: after %+v", a)
+	}
+	if got := out([]string{"DTB_HOST=off"}); got != "loaded done" {
+		t.Fatalf("after the click that fetched, the page showed %q", got)
+	}
+	// So is a navigation: the answer names the new page.
+	if a := click(nil, "#nav"); a.Settling || !a.Navigated || !a.Committed || !strings.HasSuffix(a.URL, "/next") {
+		t.Fatalf("click #nav: after %+v", a)
+	}
+}
