@@ -52,7 +52,7 @@ func prefixedLocatorFlags(prefix, lead, category string) []cli.Flag {
 // settleFlags say how long an action watches the page afterwards.
 func settleFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.DurationFlag{Name: "settle", Value: interact.DefaultSettle.Quiet, Usage: "after the action, wait for the DOM to stay unchanged this `LONG` (0 to skip); by default the wait also ends as soon as the page is idle: no navigation pending, no fetch/XHR in flight, two animation frames without a DOM change (one, when the page asked for no frame), then the main thread idle", EnvVars: []string{"DTB_SETTLE"}},
+		&cli.DurationFlag{Name: "settle", Value: interact.DefaultSettle.Quiet, Usage: "after the action, wait for the DOM to stay unchanged this `LONG` (0 to skip); by default the wait also ends as soon as the page is idle: no navigation pending, no fetch/XHR in flight, two animation frames without a DOM change (one, when the page asked for no frame), then the main thread idle; through the session host that default wait goes on after the answer (settling: true) when the action started no navigation and no request, and the next command on the tab starts once it ends", EnvVars: []string{"DTB_SETTLE"}},
 		&cli.DurationFlag{Name: "settle-cap", Value: interact.DefaultSettle.Cap, Usage: "wait at most this `LONG` for quiet and a started navigation (never a failure)", EnvVars: []string{"DTB_SETTLE_CAP"}},
 	}
 }
