@@ -383,7 +383,7 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 			} else if !o.Clear && f.Before != nil {
 				want = *f.Before + text + f.After
 			}
-			if err := p.readBack(ctx, out, field.ObjectID, want, f.CE, f.Loose, res); err != nil {
+			if err := p.readBack(ctx, w, out, field.ObjectID, want, f.CE, f.Loose, res); err != nil {
 				res.set("verified", false)
 				return dialogCut(ctx, err, res, start)
 			}
@@ -398,6 +398,7 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 	}
 	res.set("input", string(o.Mode))
 	if o.Submit {
+		w.seen = nil // the Enter comes after the read-back
 		if err := w.ready(ctx); err != nil {
 			return nil, err
 		}
@@ -474,15 +475,22 @@ func (p *Page) insert(ctx context.Context, text string, o TypeOptions, f focusRe
 
 // readBack checks that the field (objectId obj) holds want; else not-typed
 // with what it holds (never a password's value).
-func (p *Page) readBack(ctx context.Context, out *outcome, obj, want string, ce, loose bool, res *Result) error {
+// Read in the top document after the input, it is also what a settle handed
+// to the session host needs to know of the page (w.seen).
+func (p *Page) readBack(ctx context.Context, w *navWatch, out *outcome, obj, want string, ce, loose bool, res *Result) error {
 	var r struct {
-		Act json.RawMessage `json:"act"`
+		Act    json.RawMessage `json:"act"`
+		URL    string          `json:"url"`
+		Target map[string]any  `json:"target"`
 	}
 	if err := p.callValue(ctx, out.frame, obj, map[string]any{"op": "ref", "need": needAny, "act": map[string]any{"kind": "readback", "want": want, "ce": ce, "loose": loose}}, &r); err != nil {
 		if isGone(err) {
 			return nil // the page navigated away (a search field that submits as you type)
 		}
 		return err
+	}
+	if out.frame == p.top && out.frame != nil && r.URL != "" {
+		w.seen = &quietRes{URL: r.URL, Active: r.Target}
 	}
 	return checkTyped(out.Element, r.Act, res)
 }

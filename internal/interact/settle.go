@@ -22,6 +22,10 @@ type navWatch struct {
 	cancel func()
 	// handedOff: a settle went on in the background, which ends the watch.
 	handedOff bool
+	// seen: what the action's last call to the top document, made after its
+	// last input, read there (a read-back); the quick end of a settle
+	// handed to the host needs no call of its own then.
+	seen *quietRes
 	err       error
 	enabled   bool
 	active    map[string]any
@@ -131,7 +135,9 @@ func (r *settleRun) handOff(ctx context.Context) (*After, bool) {
 		return nil, false
 	}
 	var info quietRes
-	if err := w.p.callValue(ctx, top, "", map[string]any{"op": "glance"}, &info); err != nil {
+	if w.seen != nil {
+		info = *w.seen
+	} else if err := w.p.callValue(ctx, top, "", map[string]any{"op": "glance"}, &info); err != nil {
 		return nil, false
 	}
 	if !w.drain(r.handle) {
