@@ -3,6 +3,8 @@ package commands
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -108,5 +110,41 @@ func TestHostSettleGoesOnAfterTheAnswer(t *testing.T) {
 	// So is a navigation: the answer names the new page.
 	if a := click(nil, "#nav"); a.Settling || !a.Navigated || !a.Committed || !strings.HasSuffix(a.URL, "/next") {
 		t.Fatalf("click #nav: after %+v", a)
+	}
+}
+
+// TestHostFileChooser: through the session host, whose connection keeps
+// file-chooser interception on between commands, every click that opens a
+// chooser reports it, the upload that follows answers it, and a direct attach
+// next to the host still sees its own click's chooser.
+func TestHostFileChooser(t *testing.T) {
+	browsertest.Need(t, browsertest.Find().Preferred(), "Chromium")
+	e := newCLI(t)
+	srv := interactServer(t, e)
+	e.Run(t, "open", srv.URL+"/dialogs.html").Exit(t, 0)
+	type chooserDoc struct {
+		FileChooser *struct{ Multiple bool }
+	}
+	for i, env := range [][]string{nil, nil, {"DTB_HOST=off"}, nil} {
+		var doc chooserDoc
+		r := e.RunWith(t, env, "", "click", "#avatar")
+		r.Exit(t, 0)
+		r.Decode(t, &doc)
+		if doc.FileChooser == nil {
+			t.Fatalf("click %d (%v) reports no file chooser: %s", i, env, r)
+		}
+	}
+	if got := pageLog(t, e); got != "" {
+		t.Fatalf("the page saw files after clicks only: %q", got)
+	}
+	f := filepath.Join(t.TempDir(), "avatar.png")
+	os.WriteFile(f, []byte("png"), 0o644)
+	e.Run(t, "upload", "--css", "#avatar", f).Exit(t, 0)
+	if got := pageLog(t, e); got != "files:1" {
+		t.Fatalf("after the upload the page logged %q", got)
+	}
+	// A click that opens no chooser says nothing of one.
+	if r := e.Run(t, "click", "#alert", "--dialog", "accept"); strings.Contains(r.Stdout, "fileChooser") {
+		t.Fatalf("a click without a chooser: %s", r)
 	}
 }
