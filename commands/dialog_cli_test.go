@@ -19,6 +19,25 @@ func pageLog(t *testing.T, e *browsertest.CLI, extra ...string) string {
 	return strings.TrimSpace(r.Stdout)
 }
 
+// uploadAnswersChooser: after clicks that opened the file chooser of
+// dialogs.html's #avatar, the page has seen no file, the upload on the same
+// locator gives it one, and a click that opens no chooser reports none.
+func uploadAnswersChooser(t *testing.T, e *browsertest.CLI) {
+	t.Helper()
+	if got := pageLog(t, e); got != "" {
+		t.Fatalf("the page saw files after clicks only: %q", got)
+	}
+	f := filepath.Join(t.TempDir(), "avatar.png")
+	os.WriteFile(f, []byte("png"), 0o644)
+	e.Run(t, "upload", "--css", "#avatar", f).Exit(t, 0)
+	if got := pageLog(t, e); got != "files:1" {
+		t.Fatalf("after the upload the page logged %q", got)
+	}
+	if r := e.Run(t, "click", "#alert", "--dialog", "accept"); strings.Contains(r.Stdout, "fileChooser") {
+		t.Fatalf("a click without a chooser: %s", r)
+	}
+}
+
 type dialogDoc struct {
 	Dialog *struct {
 		Type, Message, DefaultPrompt, Answer, By, Text string
@@ -157,20 +176,7 @@ func TestDialogsCLI(t *testing.T) {
 		if doc.FileChooser == nil || doc.FileChooser.Multiple || doc.FileChooser.Accept != "image/png,image/jpeg" || !strings.Contains(doc.Hint, `dtb upload --css "#avatar"`) {
 			t.Fatalf("click that opens a chooser: %s", r)
 		}
-		if got := pageLog(t, e); got != "" {
-			t.Fatalf("the page saw files after a click only: %q", got)
-		}
-		f := filepath.Join(t.TempDir(), "avatar.png")
-		os.WriteFile(f, []byte("png"), 0o644)
-		e.Run(t, "upload", "--css", "#avatar", f).Exit(t, 0)
-		if got := pageLog(t, e); got != "files:1" {
-			t.Fatalf("after the upload the page logged %q", got)
-		}
-		// A click that opens no chooser says nothing of one.
-		r = e.Run(t, "click", "#alert", "--dialog", "accept")
-		if strings.Contains(r.Stdout, "fileChooser") {
-			t.Fatalf("a click without a chooser: %s", r)
-		}
+		uploadAnswersChooser(t, e)
 	})
 	// open: a page that asks while loading does not hold the load wait.
 	t.Run("open", func(t *testing.T) {
