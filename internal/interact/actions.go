@@ -349,17 +349,16 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 		if !f.Focused {
 			return nil, output.Errorf("not-interactable", "%s did not take the focus", describeEl(out.Element)).With("element", out.Element)
 		}
-		// The element that took the focus is the one typed into and read back.
-		field, err := p.call(ctx, out.frame, "", map[string]any{"op": "activeElement"}, byObject)
-		if err != nil {
-			return nil, err
-		}
 		if err := w.ready(ctx); err != nil {
 			return nil, err
 		}
-		// From here on every input event goes to this field of this
+		// The element that took the focus is the one typed into and read
+		// back: from here on every input event goes to this field of this
 		// document, or none does (keyGuard).
-		guard := p.guardKeys(ctx, out.frame, field.ObjectID)
+		guard, err := p.guardActive(ctx, out.frame)
+		if err != nil {
+			return nil, err
+		}
 		defer guard.end(ctx)
 		submitGuard = guard
 		if !f.ByValue {
@@ -376,14 +375,14 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 		if !f.Field {
 			// A widget that takes key events but holds no text (--keys).
 			res.set("verified", false)
-		} else if field.Subtype == "node" {
+		} else if guard.field != "" {
 			want := text
 			if f.ByValue {
 				want = f.Want
 			} else if !o.Clear && f.Before != nil {
 				want = *f.Before + text + f.After
 			}
-			if err := p.readBack(ctx, w, out, field.ObjectID, want, f.CE, f.Loose, res); err != nil {
+			if err := p.readBack(ctx, w, out, guard.obj, want, f.CE, f.Loose, res); err != nil {
 				res.set("verified", false)
 				return dialogCut(ctx, err, res, start)
 			}
@@ -473,17 +472,18 @@ func (p *Page) insert(ctx context.Context, text string, o TypeOptions, f focusRe
 	return nil
 }
 
-// readBack checks that the field (objectId obj) holds want; else not-typed
+// readBack checks that the field (of the page-side key guard, objectId
+// guard) holds want; else not-typed
 // with what it holds (never a password's value).
 // Read in the top document after the input, it is also what a settle handed
 // to the session host needs to know of the page (w.seen).
-func (p *Page) readBack(ctx context.Context, w *navWatch, out *outcome, obj, want string, ce, loose bool, res *Result) error {
+func (p *Page) readBack(ctx context.Context, w *navWatch, out *outcome, guard, want string, ce, loose bool, res *Result) error {
 	var r struct {
 		Act    json.RawMessage `json:"act"`
 		URL    string          `json:"url"`
 		Target map[string]any  `json:"target"`
 	}
-	if err := p.callValue(ctx, out.frame, obj, map[string]any{"op": "ref", "need": needAny, "act": map[string]any{"kind": "readback", "want": want, "ce": ce, "loose": loose}}, &r); err != nil {
+	if err := p.callValueOn(ctx, out.frame, "", guard, map[string]any{"op": "ref", "guarded": true, "need": needAny, "act": map[string]any{"kind": "readback", "want": want, "ce": ce, "loose": loose}}, &r); err != nil {
 		if isGone(err) {
 			return nil // the page navigated away (a search field that submits as you type)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"fmt"
 	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -16,6 +17,17 @@ import (
 
 //go:embed js/keyguard.js
 var keyGuardJS string
+
+// keyGuardActiveJS installs keyGuardJS on the focused element (through open
+// shadow roots) of the document it is called on, or of the frame's document
+// in an isolated world: one round trip where finding the element and
+// installing on it took two. Null when nothing has the focus.
+var keyGuardActiveJS = "function () {\n" +
+	"const doc = this && this.nodeType === 9 ? this : document;\n" +
+	"let el = doc.activeElement;\n" +
+	"while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;\n" +
+	"if (!el) return null;\n" +
+	"return (" + keyGuardJS + "\n).call(el);\n}"
 
 // keyGuard keeps input that takes more than one event inside the element
 // it started in. Keys and text go to whatever document has the focus when
@@ -199,15 +211,47 @@ func (p *Page) guardFocused(ctx context.Context, out *outcome) (*keyGuard, error
 		}
 		return p.guardKeys(ctx, top, ""), nil
 	}
-	field, err := p.call(ctx, out.frame, "", map[string]any{"op": "activeElement"}, byObject)
+	return p.guardActive(ctx, out.frame)
+}
+
+// guardActive guards the element that has the focus in frame f, installing
+// the page-side guard on it at once (its first check is the install's), or,
+// with nothing focused, f's navigation only. The guard's field is then its
+// page-side object, through which the element is read back (readBack).
+func (p *Page) guardActive(ctx context.Context, f *frame) (*keyGuard, error) {
+	params := runtime.CallFunctionOnParams{FunctionDeclaration: keyGuardActiveJS}
+	if f.docObj != "" {
+		params.ObjectID = runtime.RemoteObjectID(f.docObj)
+	} else {
+		params.ExecutionContextID = runtime.ExecutionContextID(f.ctxID)
+	}
+	res, err := cdp.Call(ctx, f.sess, runtime.CallFunctionOn, params)
 	if err != nil {
-		return nil, err
+		if isGone(err) {
+			if f.memo {
+				p.tab.ForgetMemo(topDocMemo)
+				f.memo = false
+			}
+			return nil, fmt.Errorf("%w: %v", errGone, err)
+		}
+		return nil, wrapCDP(ctx, err)
 	}
-	obj := ""
-	if field.Subtype == "node" {
-		obj = field.ObjectID
+	g := p.guardKeys(ctx, f, "")
+	switch r := res.Result; {
+	case res.ExceptionDetails != nil || r == nil || r.Subtype == "null":
+		// Nothing focused, or a page that broke the install: the
+		// navigation guard only, as when the install fails at a check.
+	case r.ObjectID != "":
+		g.obj = string(r.ObjectID)
+		g.field = g.obj
+	default:
+		var why string
+		json.Unmarshal(r.Value, &why)
+		if why != "" {
+			g.stop(why)
+		}
 	}
-	return p.guardKeys(ctx, out.frame, obj), nil
+	return g, nil
 }
 
 // held says, without a round trip, whether input may go on: for the later

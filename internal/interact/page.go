@@ -273,7 +273,13 @@ func (p *Page) callOn(ctx context.Context, f *frame, this string, req any, node 
 
 // callValue runs the library and decodes its by-value result into out.
 func (p *Page) callValue(ctx context.Context, f *frame, this string, req any, out any) error {
-	r, err := p.call(ctx, f, this, req, byValue)
+	return p.callValueOn(ctx, f, this, "", req, out)
+}
+
+// callValueOn is callValue with node (an objectId) as the library's second
+// argument.
+func (p *Page) callValueOn(ctx context.Context, f *frame, this, node string, req any, out any) error {
+	r, err := p.callOn(ctx, f, this, req, node, byValue)
 	if err != nil {
 		return err
 	}

@@ -28,6 +28,7 @@ function () {
     e.stopImmediatePropagation();
   };
   const guard = {
+    field: field, // dtb's read-back reaches the element through the guard
     check() {
       if (!why) {
         if (!field.isConnected) why = 'detached';

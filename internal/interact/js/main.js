@@ -66,8 +66,9 @@ function dispatch(req) {
       return found.frames.map(f => f.el);
     }
     case 'ref': {
-      // Called on the element a ref names.
-      const el = SELF;
+      // Called on the element a ref names (guarded: on the document, with
+      // the key guard over the element as node).
+      const el = req.guarded ? node && node.field : SELF;
       if (!el || el.nodeType !== 1 || !el.isConnected) return { stale: 'detached' };
       if (req.token && docToken(el.ownerDocument) !== req.token) return { stale: 'document' };
       const res = { n: 1, url: TOP_DOC.location ? TOP_DOC.location.href : '', token: docToken(TOP_DOC) };
