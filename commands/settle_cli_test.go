@@ -134,3 +134,28 @@ func TestHostFileChooser(t *testing.T) {
 	}
 	uploadAnswersChooser(t, e)
 }
+
+// TestHostClickSeesWhatItsScrollBrings: a click that scrolls its element
+// into view checks the point after the scroll's own effects (a scroll
+// handler runs with the next frame) even when the tab's frames were quiet:
+// here a layer the scroll shows over the page, which the click must report
+// instead of clicking into it.
+func TestHostClickSeesWhatItsScrollBrings(t *testing.T) {
+	browsertest.Need(t, browsertest.Find().Preferred(), "Chromium")
+	e := newCLI(t)
+	srv := interactServer(t, e)
+	e.Run(t, "open", srv.URL+"/actionable.html").Exit(t, 0)
+	for i := 0; i < 3; i++ {
+		e.Run(t, "eval", "document.getElementById('scrollcover').style.display = 'none', window.events = [], scrollTo(0, 0), 1").Exit(t, 0)
+		e.Run(t, "click", "#slider").Exit(t, 0) // the tab's frames known and quiet
+		e.Run(t, "eval", "window.events = [], coverOnScroll(), 1").Exit(t, 0)
+		r := e.Run(t, "click", "#under-sticky", "--timeout", "3s")
+		events := strings.TrimSpace(e.Run(t, "eval", "JSON.stringify(window.events)", "-r").Stdout)
+		if r.Code == 0 || !strings.Contains(r.Stdout+r.Stderr, "covered") {
+			t.Fatalf("try %d: a click whose scroll brought a cover: %s (the page recorded %s)", i, r, events)
+		}
+		if events != "[]" {
+			t.Fatalf("try %d: the page recorded %s", i, events)
+		}
+	}
+}

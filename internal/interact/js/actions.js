@@ -168,10 +168,11 @@ function animatingAny(doc) {
 
 // stable waits until el has the same box over two animation frames (three
 // while it animates; at most 10 frames); false when it is still moving. It
-// waits for no frame when no animation or transition runs in the document
-// and the page has no frame callback pending (pageFramesIdle): then nothing
-// but a task of the page's can move el before the next frame, and a box
-// compared across that frame would be today's. While an animation or transition
+// waits for no frame when el was not just scrolled into view (scrolled), no
+// animation or transition runs in the document and the page has no frame
+// callback pending (pageFramesIdle): then nothing but a task of the page's
+// can move el before the next frame, and a box compared across that frame
+// would be today's. While an animation or transition
 // runs on el or a container, the first frame is skipped: a transition that
 // just began shows its start box there too. Otherwise the box now and after
 // the next frame are the two compared (a script moving el on every frame
@@ -179,11 +180,11 @@ function animatingAny(doc) {
 // while one runs, a wait over which the timeline did not move (no frame
 // within 100 ms, or a busy renderer's animation callbacks run twice at one
 // frame time) proves nothing, nor does an animation that has not started.
-async function stable(el) {
+async function stable(el, scrolled) {
   const w = winOf(el);
   const doc = el.ownerDocument;
   const anim = animating(el);
-  if (!anim && !animatingAny(doc) && !animatingAny(TOP_DOC) && pageFramesIdle(w)) return true;
+  if (!scrolled && !anim && !animatingAny(doc) && !animatingAny(TOP_DOC) && pageFramesIdle(w)) return true;
   const now = function () { return doc.timeline && doc.visibilityState !== 'hidden' ? doc.timeline.currentTime : null; };
   if (anim) await nextFrame(w);
   let prev = rectOf(el);
@@ -234,8 +235,10 @@ const SCROLL_ALTERNATIVES = ['center', 'end', 'start'];
 // containers (a sticky header hides the top of the viewport) before failing
 // covered, saying whether the cover is still moving.
 async function pointFor(el, force) {
-  scrollIntoViewIfNeeded(el);
-  if (!(await stable(el))) return { error: 'moving' };
+  // A scroll's own effects (scroll handlers, sticky and hide-on-scroll
+  // headers) come with the next frame: after one, stable waits for it.
+  const scrolled = scrollIntoViewIfNeeded(el);
+  if (!(await stable(el, scrolled))) return { error: 'moving' };
   let c = visibleCenter(el);
   if (!c) return { error: 'not-visible' };
   if (force) return { x: c.x, y: c.y };
