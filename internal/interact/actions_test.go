@@ -139,6 +139,44 @@ func TestClickWaitsForAScriptAnimation(t *testing.T) {
 	}
 }
 
+// TestStableSkipsTheFrameOnlyWhenNothingMoves: the stability check waits
+// for no frame when the tab's frames are known quiet, and for one after the
+// page asked for a frame or the window scrolled since (a smooth scroll moves
+// the page without asking for frames).
+func TestStableSkipsTheFrameOnlyWhenNothingMoves(t *testing.T) {
+	p, tab, ctx := open(t, "actionable.html")
+	// The page counts the frame callbacks that ran before the click's
+	// mousedown (dtb's requests go through window.requestAnimationFrame).
+	eval(t, tab, `(() => {
+	  const raf = requestAnimationFrame.bind(window);
+	  window.requestAnimationFrame = cb => raf(t => { window.fired++; cb(t); });
+	  addEventListener('mousedown', () => { window.firedAtDown = window.fired; }, true);
+	  window.fired = 0;
+	  return 1;
+	})()`)
+	framesBeforeDown := func(prep string) string {
+		t.Helper()
+		if _, err := p.Click(ctx, css("#slider"), ClickOptions{Settle: DefaultSettle}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(150 * time.Millisecond) // the settle's last frame marks the tab
+		eval(t, tab, prep+"; window.fired = 0, window.firedAtDown = -1, 1")
+		if _, err := p.Click(ctx, css("#slider"), ClickOptions{Settle: quick}); err != nil {
+			t.Fatal(err)
+		}
+		return eval(t, tab, "window.firedAtDown")
+	}
+	if got := framesBeforeDown("0"); got != "0" {
+		t.Fatalf("quiet frames: %s frame callbacks ran before the input, want none", got)
+	}
+	if got := framesBeforeDown("requestAnimationFrame(() => {})"); got == "0" {
+		t.Fatal("a frame the page asked for was not waited for")
+	}
+	if got := framesBeforeDown("scrollBy(0, 2)"); got == "0" {
+		t.Fatal("a scroll since the last frame was not waited for")
+	}
+}
+
 func TestCoverStableFailsFastMovingIsWaited(t *testing.T) {
 	p, tab, ctx := open(t, "actionable.html")
 	eval(t, tab, "document.getElementById('banner').style.display = 'block', 1")

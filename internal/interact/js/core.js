@@ -56,17 +56,28 @@ function winOf(node) {
 // (or world) asks, so an id one past dtb's last proves that the page asked
 // for no frame in between. frameMark(w) is what dtb knows of window w: id,
 // the last id dtb got there; clean, that no frame callback of the page's was
-// pending then. It lives on the library the document keeps (LIB), so one
-// command leaves it to the next; without one nothing is known.
+// pending then and the window had not scrolled since the mark before (a
+// smooth scroll moves the page in every frame without asking for one); x and
+// y, its scroll position then. It lives on the library the document keeps
+// (LIB), so one command leaves it to the next; without one nothing is known.
 function frameMark(w) {
-  if (typeof LIB !== 'function') return { id: -1, clean: false, asked: false };
+  if (typeof LIB !== 'function') return { id: -1, clean: false, asked: false, x: 0, y: 0 };
   const marks = LIB.frameMarks || (LIB.frameMarks = new WeakMap());
   let m = marks.get(w);
   if (!m) {
-    m = { id: -1, clean: false, asked: false };
+    m = { id: -1, clean: false, asked: false, x: w.scrollX, y: w.scrollY };
     marks.set(w, m);
   }
   return m;
+}
+
+// stillSince says whether w's scroll position is the mark's, and marks the
+// current one.
+function stillSince(m, w) {
+  const still = w.scrollX === m.x && w.scrollY === m.y;
+  m.x = w.scrollX;
+  m.y = w.scrollY;
+  return still;
 }
 
 function noFrame() {}
@@ -84,7 +95,7 @@ function frameProbe(w) {
 function probeMark(w) {
   const m = frameMark(w);
   const id = frameProbe(w);
-  m.clean = m.clean && id === m.id + 1;
+  m.clean = stillSince(m, w) && m.clean && id === m.id + 1;
   m.id = id;
   return id;
 }
@@ -110,11 +121,11 @@ function askFrame(w, cb) {
     const probe = frameProbe(w);
     const quiet = probe === id + 1;
     // A dtb id since this request (another call's) keeps its own mark.
-    m.clean = probe === m.id + 1 && (m.id === id || m.clean);
+    m.clean = stillSince(m, w) && probe === m.id + 1 && (m.id === id || m.clean);
     m.id = probe;
     cb(t, quiet);
   });
-  m.clean = m.clean && id === m.id + 1;
+  m.clean = stillSince(m, w) && m.clean && id === m.id + 1;
   m.id = id;
   m.asked = true;
   return id;

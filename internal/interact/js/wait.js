@@ -2,11 +2,8 @@
 // had no mutation for ms milliseconds, or (frames > 0) across that many
 // consecutive animation frames (or across one, when the page asked for no
 // frame) and its main thread then went idle, whichever comes first, or when
-// cap milliseconds have passed. With frames > 0 it waits for no frame at all
-// when the page has no frame callback pending (the action's handlers asked
-// for none: pageFramesIdle) and its tasks then run out without asking for
-// one or changing the DOM (see afterTasks). A hidden page runs no animation
-// frames: only ms applies there.
+// cap milliseconds have passed. A hidden page runs no animation frames: only
+// ms applies there.
 
 function quiet(ms, cap, frames) {
   const doc = TOP_DOC;
@@ -40,7 +37,7 @@ function quiet(ms, cap, frames) {
     obs.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true });
     const capTimer = setTimeout(function () { finish(false); }, Math.max(cap, ms));
     arm();
-    const framed = function () {
+    if (frames > 0 && typeof w.requestAnimationFrame === 'function') {
       // Mutations reach the observer as microtasks, so by a frame's callback
       // every change made before it is counted.
       let seen = count;
@@ -74,49 +71,8 @@ function quiet(ms, cap, frames) {
         });
       };
       asked = askFrame(w, tick);
-    };
-    if (frames > 0 && typeof w.requestAnimationFrame === 'function') {
-      // The end without a frame: the action's handlers asked for no frame,
-      // and once the tasks they queued (and those queued in turn) have run,
-      // the page has still asked for none and the DOM changes no more.
-      let seen = count;
-      const fast = pageFramesIdle(w) && afterTasks(w, function () {
-        if (done) return true;
-        if (!pageFramesIdle(w)) {
-          framed(); // the page asked for a frame: its effect shows there
-          return true;
-        }
-        if (count === seen) {
-          finish(true, true);
-          return true;
-        }
-        seen = count;
-        return false;
-      }, framed);
-      if (!fast) framed();
     }
   });
-}
-
-// afterTasks runs step once every task the page has queued has run (a
-// background task of the Prioritized Task Scheduling API runs after every
-// task that is ready, timers and messages included), and again after the
-// tasks those queued, until step returns true; after 20 rounds, giveUp().
-// False when the browser has no such API.
-function afterTasks(w, step, giveUp) {
-  const sched = w.scheduler;
-  if (!sched || typeof sched.postTask !== 'function') return false;
-  let rounds = 0;
-  const run = function () {
-    if (step()) return;
-    if (++rounds >= 20) {
-      giveUp();
-      return;
-    }
-    sched.postTask(run, { priority: 'background' }).catch(noFrame);
-  };
-  sched.postTask(run, { priority: 'background' }).catch(noFrame);
-  return true;
 }
 
 // glance: the document's URL and the states of its focused element (through
