@@ -44,9 +44,12 @@ var keyGuardActiveJS = "function () {\n" +
 // after them, so a key sent after a passed check goes to the document
 // checked.
 type keyGuard struct {
-	sess   *dcdp.Page // the element's frame session
-	field  string     // objectId of the element; "" guards navigation only
-	obj    string     // objectId of the page-side guard, once installed
+	sess  *dcdp.Page // the element's frame session
+	field string     // objectId of the element; "" guards navigation only
+	obj   string     // objectId of the page-side guard, once installed
+	// fresh: the install checked, and nothing reached the page since: the
+	// first input needs no check of its own.
+	fresh  bool
 	frames map[string]bool
 
 	mu    sync.Mutex
@@ -155,6 +158,10 @@ func (g *keyGuard) query(ctx context.Context) string {
 		g.obj = string(res.Result.ObjectID)
 		return "" // checked by the install
 	}
+	if g.fresh {
+		g.fresh = false
+		return "" // checked by the install, just before
+	}
 	res, err := cdp.Call(ctx, g.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: "function () { return this.check(); }",
 		ObjectID:            runtime.RemoteObjectID(g.obj),
@@ -244,6 +251,7 @@ func (p *Page) guardActive(ctx context.Context, f *frame) (*keyGuard, error) {
 	case r.ObjectID != "":
 		g.obj = string(r.ObjectID)
 		g.field = g.obj
+		g.fresh = true
 	default:
 		var why string
 		json.Unmarshal(r.Value, &why)
