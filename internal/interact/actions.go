@@ -187,6 +187,7 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 	var pt struct {
 		X, Y     float64
 		Download bool // a download link
+		Files    *int // file-input clicks of the document before this one (fileClicks)
 	}
 	json.Unmarshal(out.act, &pt)
 	res = &Result{Action: kind, Element: out.Element}
@@ -229,6 +230,12 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 		}
 	}
 	res.After = w.settle(ctx, o.Settle, start)
+	if cw != nil && w.glanced != nil && pt.Files != nil && w.glanced.Files != nil && *w.glanced.Files > *pt.Files {
+		// The click reached a file input, and the answer came before the
+		// browser reported its chooser (it does so in its own time): wait
+		// for that report, which comes at once.
+		cw.await(ctx, chooserGrace)
+	}
 	if dw != nil {
 		// Only a download link, or a navigation that never committed, can
 		// still start a download: other clicks pay nothing. A download link

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"sync"
+	"time"
 
 	proto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -97,6 +98,30 @@ func (w *chooserWatch) listen(s *cdp.Page) {
 			}
 		}
 	}()
+}
+
+// chooserGrace bounds the wait for the chooser of a click that reached a
+// file input (a chooser the browser does not show, under showPicker's rules,
+// is never reported).
+const chooserGrace = time.Second
+
+// await waits, at most d, for a chooser to be reported.
+func (w *chooserWatch) await(ctx context.Context, d time.Duration) {
+	if w.opened() != nil {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case o := <-w.got:
+		// Put back for whoever reads got next.
+		select {
+		case w.got <- o:
+		default:
+		}
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // opened is the first chooser opened so far, or nil.

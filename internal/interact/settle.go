@@ -20,15 +20,17 @@ type navWatch struct {
 	pushed func() int64 // events read for the watch so far
 	taken  int64        // events taken from events
 	cancel func()
-	// handedOff: a settle went on in the background, which ends the watch.
+	// handedOff: a settle went on in the background, which ends the watch;
+	// glanced: what the page said when the settle was handed off.
 	handedOff bool
+	glanced   *quietRes
 	// seen: what the action's last call to the top document, made after its
 	// last input, read there (a read-back); the quick end of a settle
 	// handed to the host needs no call of its own then.
-	seen *quietRes
-	err       error
-	enabled   bool
-	active    map[string]any
+	seen    *quietRes
+	err     error
+	enabled bool
+	active  map[string]any
 }
 
 // watch starts watching: Page.enable so that navigation events flow and
@@ -64,6 +66,9 @@ func (w *navWatch) stop() {
 }
 
 type quietRes struct {
+	// Files: the clicks that reached a file input of the document so far
+	// (fileClicks; nil: not counted).
+	Files   *int           `json:"files"`
 	Quiet   bool           `json:"quiet"`
 	QuietMs int            `json:"quietMs"`
 	URL     string         `json:"url"`
@@ -152,6 +157,7 @@ func (r *settleRun) handOff(ctx context.Context) (*After, bool) {
 	}
 	answer.Settling = true
 	w.active = info.Active
+	w.glanced = &info
 	answer.Ms = time.Since(r.start).Milliseconds()
 	// The background settle has its own frame: the command's Page is the
 	// command's, and it goes on after this returns.

@@ -139,7 +139,27 @@ function markFrames(w) {
   if (!m.clean && !m.asked && typeof LIB === 'function') askFrame(w, noFrame);
 }
 
-// The composed parent: the parent element or the shadow host.
+// fileClicks(w) counts the clicks that reach a file input of window w (a
+// label's, a script's input.click()), from the first call that asks on (the
+// listener is kept with the library, as frameMark): such a click opens a file
+// chooser, which the browser reports in its own time, after dtb's next call
+// to the page can have answered. -1 without a kept library.
+function fileClicks(w) {
+  if (typeof LIB !== 'function') return -1;
+  const all = LIB.fileClicks || (LIB.fileClicks = new WeakMap());
+  let s = all.get(w);
+  if (!s) {
+    s = { n: 0 };
+    w.addEventListener('click', function (e) {
+      const t = e.composedPath()[0];
+      if (t && t.localName === 'input' && t.type === 'file') s.n++;
+    }, true);
+    all.set(w, s);
+  }
+  return s.n;
+}
+
+
 function cparent(node) {
   if (node.parentNode) {
     const p = node.parentNode;
