@@ -13,9 +13,11 @@ import (
 
 // A click that starts a download saves the file (mode 0600, the session's
 // download folder, its suggested name) and reports it; a link whose response
-// is an attachment counts too, and a download link whose response comes after
-// the click's settle; a click that downloads nothing says nothing
-// (issue 20.4). With and without the session host.
+// is an attachment counts too, a download link whose response comes after
+// the click's settle, and a button whose script clicks a download link (the
+// page saw a click on one: its download is waited for); a click that
+// downloads nothing says nothing (issue 20.4). With and without the session
+// host.
 func TestClickDownloads(t *testing.T) {
 	browsertest.Need(t, browsertest.Find().Preferred(), "Chromium")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -31,7 +33,7 @@ func TestClickDownloads(t *testing.T) {
 			w.Write([]byte(`{"rows":3}`))
 		default:
 			w.Header().Set("Content-Type", "text/html")
-			w.Write([]byte(`<!doctype html><title>dl</title><a id=dl href="/report.csv" download>Report</a> <a id=exp href="/export">Export</a> <button id=b onclick="document.title='x'">Plain</button>`))
+			w.Write([]byte(`<!doctype html><title>dl</title><a id=dl href="/report.csv" download>Report</a> <a id=exp href="/export">Export</a> <button id=b onclick="document.title='x'">Plain</button> <button id=js onclick="const a = document.createElement('a'); a.href = '/report.csv'; a.download = ''; document.body.append(a); a.click(); a.remove()">Script</button>`))
 		}
 	}))
 	t.Cleanup(srv.Close)
@@ -43,7 +45,7 @@ func TestClickDownloads(t *testing.T) {
 			}
 			stopBrowserAtEnd(t, e)
 			e.Run(t, "open", srv.URL).Exit(t, 0)
-			for _, c := range []struct{ sel, name, body string }{{"#dl", "report.csv", "a,b\n1,2\n"}, {"#exp", "export.json", `{"rows":3}`}} {
+			for _, c := range []struct{ sel, name, body string }{{"#dl", "report.csv", "a,b\n1,2\n"}, {"#exp", "export.json", `{"rows":3}`}, {"#js", "report.csv", "a,b\n1,2\n"}} {
 				var res struct {
 					Download struct {
 						Path, SuggestedFilename, State string

@@ -186,8 +186,8 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 	}
 	var pt struct {
 		X, Y     float64
-		Download bool // a download link
-		Files    *int // file-input clicks of the document before this one (fileClicks)
+		Download bool           // a download link
+		Clicks   *browserClicks // the document's clicks on file inputs and download links before this one
 	}
 	json.Unmarshal(out.act, &pt)
 	res = &Result{Action: kind, Element: out.Element}
@@ -230,10 +230,15 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 		}
 	}
 	res.After = w.settle(ctx, o.Settle, start)
-	if cw != nil && w.glanced != nil && pt.Files != nil && w.glanced.Files != nil && *w.glanced.Files > *pt.Files {
-		// The click reached a file input, and the answer came before the
-		// browser reported its chooser (it does so in its own time): wait
-		// for that report, which comes at once.
+	// The browser reports what a click on a file input or a download link
+	// starts in its own time, which can be after the settle (and is, under
+	// load, after the quick answer of a settle handed to the host): when the
+	// page saw such a click, its report is waited for (it comes at once).
+	var late browserClicks
+	if w.glanced != nil && w.glanced.Clicks != nil && pt.Clicks != nil {
+		late = browserClicks{w.glanced.Clicks.Files - pt.Clicks.Files, w.glanced.Clicks.Downloads - pt.Clicks.Downloads}
+	}
+	if cw != nil && late.Files > 0 {
 		cw.await(ctx, chooserGrace)
 	}
 	if dw != nil {
@@ -245,7 +250,7 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 		committed := navigated && res.After.Committed
 		grace := time.Duration(0)
 		switch {
-		case pt.Download && !committed:
+		case (pt.Download || late.Downloads > 0) && !committed:
 			grace = downloadLinkGrace
 		case navigated && !committed:
 			grace = downloadGrace

@@ -21,7 +21,8 @@ type navWatch struct {
 	taken  int64        // events taken from events
 	cancel func()
 	// handedOff: a settle went on in the background, which ends the watch;
-	// glanced: what the page said when the settle was handed off.
+	// glanced: what the page said last in the command (the handed-off
+	// settle's call, or the settle's last measure).
 	handedOff bool
 	glanced   *quietRes
 	// seen: what the action's last call to the top document, made after its
@@ -65,10 +66,17 @@ func (w *navWatch) stop() {
 	}
 }
 
+// browserClicks counts a document's clicks whose effect the browser reports
+// in its own time: on file inputs (a chooser) and download links.
+type browserClicks struct {
+	Files     int `json:"files"`
+	Downloads int `json:"downloads"`
+}
+
 type quietRes struct {
-	// Files: the clicks that reached a file input of the document so far
-	// (fileClicks; nil: not counted).
-	Files   *int           `json:"files"`
+	// Clicks: the clicks that reached a file input or a download link of the
+	// document so far (browserClicks; nil: not counted).
+	Clicks  *browserClicks `json:"clicks"`
 	Quiet   bool           `json:"quiet"`
 	QuietMs int            `json:"quietMs"`
 	URL     string         `json:"url"`
@@ -374,7 +382,8 @@ func (r *settleRun) run(cctx, ctx context.Context, own *frame) *After {
 					after.URL = q.URL
 				}
 				if own == nil {
-					w.active = q.Active // the command reads it when settle returns
+					// The command reads them when settle returns.
+					w.active, w.glanced = q.Active, q
 				}
 			} else if r.requested && !after.Committed {
 				// The old document went away: wait for the commit.

@@ -676,9 +676,9 @@ function runAction(el, act) {
   switch (act.kind) {
     case 'none': return {};
     case 'point': {
-      // The file-input clicks before this click's (see fileClicks).
-      const files = act.click ? fileClicks(winOf(el)) : -1;
-      const p = pointFor(el, act.force).then(r => (files >= 0 && !r.error ? Object.assign(r, { files: files }) : r));
+      // The clicks the browser reports on before this click's (see browserClicks).
+      const clicks = act.click ? browserClicks(winOf(el)) : null;
+      const p = pointFor(el, act.force).then(r => (clicks && !r.error ? Object.assign(r, { clicks: clicks }) : r));
       return act.click && downloadLink(el) ? p.then(r => (r.error ? r : Object.assign(r, { download: true }))) : p;
     }
     case 'focus': return focusTarget(el, act);

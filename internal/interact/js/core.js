@@ -139,27 +139,31 @@ function markFrames(w) {
   if (!m.clean && !m.asked && typeof LIB === 'function') askFrame(w, noFrame);
 }
 
-// fileClicks(w) counts the clicks that reach a file input of window w (a
-// label's, a script's input.click()), from the first call that asks on (the
-// listener is kept with the library, as frameMark): such a click opens a file
-// chooser, which the browser reports in its own time, after dtb's next call
-// to the page can have answered. -1 without a kept library.
-function fileClicks(w) {
-  if (typeof LIB !== 'function') return -1;
-  const all = LIB.fileClicks || (LIB.fileClicks = new WeakMap());
+// browserClicks(w) counts the clicks that reach a file input of window w
+// (files: a label's, a script's input.click()) or a link with a download
+// attribute (downloads: also one a script clicks), from the first call that
+// asks on (the listener is kept with the library, as frameMark). The browser
+// reports the chooser or the download such a click starts in its own time,
+// after dtb's next call to the page can have answered. Null without a kept
+// library.
+function browserClicks(w) {
+  if (typeof LIB !== 'function') return null;
+  const all = LIB.browserClicks || (LIB.browserClicks = new WeakMap());
   let s = all.get(w);
   if (!s) {
-    s = { n: 0 };
+    s = { files: 0, downloads: 0 };
     w.addEventListener('click', function (e) {
-      const t = e.composedPath()[0];
-      if (t && t.localName === 'input' && t.type === 'file') s.n++;
+      const path = e.composedPath();
+      const t = path[0];
+      if (t && t.localName === 'input' && t.type === 'file') s.files++;
+      if (path.some(function (n) { return n.localName === 'a' && n.hasAttribute('download'); })) s.downloads++;
     }, true);
     all.set(w, s);
   }
-  return s.n;
+  return { files: s.files, downloads: s.downloads };
 }
 
-
+// The composed parent: the parent element or the shadow host.
 function cparent(node) {
   if (node.parentNode) {
     const p = node.parentNode;

@@ -81,8 +81,8 @@ function glance(doc) {
   const res = { url: doc.location ? doc.location.href : '', token: docToken(doc) };
   const el = deepActive(doc);
   if (el && el !== doc.body && el !== doc.documentElement) res.active = statesOf(el, roleOf(el));
-  const files = fileClicks(winOf(doc));
-  if (files >= 0) res.files = files;
+  const clicks = browserClicks(winOf(doc));
+  if (clicks) res.clicks = clicks;
   return res;
 }
 
