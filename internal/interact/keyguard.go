@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
-	"fmt"
 	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -227,19 +226,11 @@ func (p *Page) guardFocused(ctx context.Context, out *outcome) (*keyGuard, error
 // page-side object, through which the element is read back (readBack).
 func (p *Page) guardActive(ctx context.Context, f *frame) (*keyGuard, error) {
 	params := runtime.CallFunctionOnParams{FunctionDeclaration: keyGuardActiveJS}
-	if f.docObj != "" {
-		params.ObjectID = runtime.RemoteObjectID(f.docObj)
-	} else {
-		params.ExecutionContextID = runtime.ExecutionContextID(f.ctxID)
-	}
+	f.aim(&params, "")
 	res, err := cdp.Call(ctx, f.sess, runtime.CallFunctionOn, params)
 	if err != nil {
 		if isGone(err) {
-			if f.memo {
-				p.tab.ForgetMemo(topDocMemo)
-				f.memo = false
-			}
-			return nil, fmt.Errorf("%w: %v", errGone, err)
+			return nil, p.gone(f, err)
 		}
 		return nil, wrapCDP(ctx, err)
 	}

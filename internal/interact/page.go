@@ -227,23 +227,12 @@ func (p *Page) callOn(ctx context.Context, f *frame, this string, req any, node 
 	case deep:
 		params.SerializationOptions = &runtime.SerializationOptions{Serialization: runtime.SerializationOptionsSerializationDeep, MaxDepth: new(int64(1))}
 	}
-	if this == "" {
-		this = f.docObj
-	}
-	if this != "" {
-		params.ObjectID = runtime.RemoteObjectID(this)
-	} else {
-		params.ExecutionContextID = runtime.ExecutionContextID(f.ctxID)
-	}
+	f.aim(&params, this)
 	var res callResult
 	for {
 		if res, err = proto.Call(ctx, f.sess, callFunctionOn, params); err != nil {
 			if isGone(err) {
-				if f.memo {
-					p.tab.ForgetMemo(topDocMemo)
-					f.memo = false
-				}
-				return nil, fmt.Errorf("%w: %v", errGone, err)
+				return nil, p.gone(f, err)
 			}
 			return nil, wrapCDP(ctx, err)
 		}
@@ -407,6 +396,29 @@ func (p *Page) topFrame(ctx context.Context) (*frame, error) {
 	p.tab.SetMemo(topDocMemo, f.docObj, gen)
 	p.top = f
 	return f, nil
+}
+
+// aim points a call at object this, or (this "") at f's document: its
+// object, or for an in-process child frame dtb's isolated world.
+func (f *frame) aim(params *runtime.CallFunctionOnParams, this string) {
+	if this == "" {
+		this = f.docObj
+	}
+	if this != "" {
+		params.ObjectID = runtime.RemoteObjectID(this)
+	} else {
+		params.ExecutionContextID = runtime.ExecutionContextID(f.ctxID)
+	}
+}
+
+// gone is the error of a call that found f's document gone (errGone); a
+// document remembered from an earlier command is forgotten.
+func (p *Page) gone(f *frame, err error) error {
+	if f.memo {
+		p.tab.ForgetMemo(topDocMemo)
+		f.memo = false
+	}
+	return fmt.Errorf("%w: %v", errGone, err)
 }
 
 // topDocMemo names the tab's document object among a kept connection's
