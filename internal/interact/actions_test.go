@@ -141,8 +141,8 @@ func TestClickWaitsForAScriptAnimation(t *testing.T) {
 
 // TestStableSkipsTheFrameOnlyWhenNothingMoves: the stability check waits
 // for no frame when the tab's frames are known quiet, and for one after the
-// page asked for a frame or the window scrolled since (a smooth scroll moves
-// the page without asking for frames).
+// page asked for a frame, or the window or a scroll container scrolled since
+// (a smooth scroll moves the page without asking for frames).
 func TestStableSkipsTheFrameOnlyWhenNothingMoves(t *testing.T) {
 	p, tab, ctx := open(t, "actionable.html")
 	// The page counts the frame callbacks that ran before the click's
@@ -160,7 +160,8 @@ func TestStableSkipsTheFrameOnlyWhenNothingMoves(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(150 * time.Millisecond) // the settle's last frame marks the tab
-		eval(t, tab, prep+"; window.fired = 0, window.firedAtDown = -1, 1")
+		eval(t, tab, prep)
+		eval(t, tab, "window.fired = 0, window.firedAtDown = -1, 1")
 		if _, err := p.Click(ctx, css("#slider"), ClickOptions{Settle: quick}); err != nil {
 			t.Fatal(err)
 		}
@@ -174,6 +175,10 @@ func TestStableSkipsTheFrameOnlyWhenNothingMoves(t *testing.T) {
 	}
 	if got := framesBeforeDown("scrollBy(0, 2)"); got == "0" {
 		t.Fatal("a scroll since the last frame was not waited for")
+	}
+	// A scroll container's scroll, once its scroll event was dispatched.
+	if got := framesBeforeDown("new Promise(r => { const s = document.getElementById('scroller'); s.addEventListener('scroll', () => r(1), { once: true }); s.scrollBy(0, 2); })"); got == "0" {
+		t.Fatal("a scroll container's scroll since the last frame was not waited for")
 	}
 }
 

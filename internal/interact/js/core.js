@@ -58,25 +58,31 @@ function winOf(node) {
 // the last id dtb got there; clean, that no frame callback of the page's was
 // pending then and the window had not scrolled since the mark before (a
 // smooth scroll moves the page in every frame without asking for one); x and
-// y, its scroll position then. It lives on the library the document keeps
-// (LIB), so one command leaves it to the next; without one nothing is known.
+// y, its scroll position then; scrolls, the scroll events of the window and
+// of every scroll container in it seen by then (a capture listener sees
+// them all, from the mark's first call on). It lives on the library the
+// document keeps (LIB), so one command leaves it to the next; without one
+// nothing is known.
 function frameMark(w) {
-  if (typeof LIB !== 'function') return { id: -1, clean: false, asked: false, x: 0, y: 0 };
+  if (typeof LIB !== 'function') return { id: -1, clean: false, asked: false, x: 0, y: 0, scrolls: 0, seen: { n: 0 } };
   const marks = LIB.frameMarks || (LIB.frameMarks = new WeakMap());
   let m = marks.get(w);
   if (!m) {
-    m = { id: -1, clean: false, asked: false, x: w.scrollX, y: w.scrollY };
+    const seen = { n: 0 };
+    w.addEventListener('scroll', function () { seen.n++; }, true);
+    m = { id: -1, clean: false, asked: false, x: w.scrollX, y: w.scrollY, scrolls: 0, seen: seen };
     marks.set(w, m);
   }
   return m;
 }
 
-// stillSince says whether w's scroll position is the mark's, and marks the
-// current one.
+// stillSince says whether nothing in w scrolled since the mark (its scroll
+// position and its scroll events), and marks the current state.
 function stillSince(m, w) {
-  const still = w.scrollX === m.x && w.scrollY === m.y;
+  const still = w.scrollX === m.x && w.scrollY === m.y && m.seen.n === m.scrolls;
   m.x = w.scrollX;
   m.y = w.scrollY;
+  m.scrolls = m.seen.n;
   return still;
 }
 
