@@ -394,7 +394,7 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 			} else if !o.Clear && f.Before != nil {
 				want = *f.Before + text + f.After
 			}
-			if err := p.readBack(ctx, w, out, guard.obj, want, f.CE, f.Loose, res); err != nil {
+			if err := p.readBack(ctx, w, out, guard, want, f.CE, f.Loose, res); err != nil {
 				res.set("verified", false)
 				return dialogCut(ctx, err, res, start)
 			}
@@ -484,24 +484,30 @@ func (p *Page) insert(ctx context.Context, text string, o TypeOptions, f focusRe
 	return nil
 }
 
-// readBack checks that the field (of the page-side key guard, objectId
-// guard) holds want; else not-typed
-// with what it holds (never a password's value).
-// Read in the top document after the input, it is also what a settle handed
-// to the session host needs to know of the page (w.seen).
-func (p *Page) readBack(ctx context.Context, w *navWatch, out *outcome, guard, want string, ce, loose bool, res *Result) error {
+// readBack checks that the field the key guard g watches holds want; else
+// not-typed with what it holds (never a password's value). The field is
+// reached through the page-side guard when there is one, else by its own
+// object. Read in the top document after the input, it is also what a
+// settle handed to the session host needs to know of the page (w.seen).
+func (p *Page) readBack(ctx context.Context, w *navWatch, out *outcome, g *keyGuard, want string, ce, loose bool, res *Result) error {
 	var r struct {
 		Act    json.RawMessage `json:"act"`
 		URL    string          `json:"url"`
 		Target map[string]any  `json:"target"`
 	}
-	if err := p.callValueOn(ctx, out.frame, "", guard, map[string]any{"op": "ref", "guarded": true, "need": needAny, "act": map[string]any{"kind": "readback", "want": want, "ce": ce, "loose": loose}}, &r); err != nil {
+	req := map[string]any{"op": "ref", "need": needAny, "act": map[string]any{"kind": "readback", "want": want, "ce": ce, "loose": loose}}
+	this, node := g.field, ""
+	if g.obj != "" {
+		this, node = "", g.obj
+		req["guarded"] = true
+	}
+	if err := p.callValueOn(ctx, out.frame, this, node, req, &r); err != nil {
 		if isGone(err) {
 			return nil // the page navigated away (a search field that submits as you type)
 		}
 		return err
 	}
-	if out.frame == p.top && out.frame != nil && r.URL != "" {
+	if out.frame == p.top && r.URL != "" {
 		w.seen = &quietRes{URL: r.URL, Active: r.Target}
 	}
 	return checkTyped(out.Element, r.Act, res)

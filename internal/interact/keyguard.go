@@ -43,9 +43,11 @@ var keyGuardActiveJS = "function () {\n" +
 // after them, so a key sent after a passed check goes to the document
 // checked.
 type keyGuard struct {
-	sess  *dcdp.Page // the element's frame session
-	field string     // objectId of the element; "" guards navigation only
-	obj   string     // objectId of the page-side guard, once installed
+	sess *dcdp.Page // the element's frame session
+	// field: objectId of the element, or (guardActive) of the guard
+	// installed on the focused element; "" guards navigation only.
+	field string
+	obj   string // objectId of the page-side guard, once installed
 	// fresh: the install checked, and nothing reached the page since: the
 	// first input needs no check of its own.
 	fresh  bool
@@ -236,9 +238,20 @@ func (p *Page) guardActive(ctx context.Context, f *frame) (*keyGuard, error) {
 	}
 	g := p.guardKeys(ctx, f, "")
 	switch r := res.Result; {
-	case res.ExceptionDetails != nil || r == nil || r.Subtype == "null":
-		// Nothing focused, or a page that broke the install: the
-		// navigation guard only, as when the install fails at a check.
+	case res.ExceptionDetails != nil:
+		// A page that broke the install: the element is found as before,
+		// and guarded, typed into and read back by its own object (the
+		// install is tried again at the first check).
+		el, err := p.call(ctx, f, "", map[string]any{"op": "activeElement"}, byObject)
+		if err != nil {
+			g.end(ctx)
+			return nil, err
+		}
+		if el.Subtype == "node" {
+			g.field = el.ObjectID
+		}
+	case r == nil || r.Subtype == "null":
+		// Nothing focused: the navigation guard only.
 	case r.ObjectID != "":
 		g.obj = string(r.ObjectID)
 		g.field = g.obj

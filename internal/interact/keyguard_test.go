@@ -66,3 +66,26 @@ func TestKeysStopWhenTheFocusMoves(t *testing.T) {
 		t.Fatalf("the other field got %q", v)
 	}
 }
+
+// TestTypeReadsBackWhenTheGuardCannotInstall: a page that breaks the key
+// guard's install (its document's hasFocus throws) is still typed into and
+// read back: a field that rejects the text fails not-typed instead of
+// passing unread.
+func TestTypeReadsBackWhenTheGuardCannotInstall(t *testing.T) {
+	p, tab, ctx := open(t, "forms.html")
+	eval(t, tab, `(() => {
+	  Document.prototype.hasFocus = () => { throw new Error('no focus for you'); };
+	  const i = document.createElement('input');
+	  i.id = 'rejects';
+	  i.addEventListener('input', () => { i.value = ''; });
+	  document.body.prepend(i);
+	  return 1;
+	})()`)
+	if _, err := p.Type(ctx, css("#rejects"), "hello", TypeOptions{Settle: quick}); reason(err) != "not-typed" {
+		t.Fatalf("typing into a field that rejects the text, on a page that broke the guard: %v", err)
+	}
+	eval(t, tab, "document.getElementById('rejects').remove(), 1")
+	if _, err := p.Type(ctx, css("#name"), "hello", TypeOptions{Settle: quick, Clear: true}); err != nil {
+		t.Fatalf("typing into a plain field on that page: %v", err)
+	}
+}
