@@ -75,9 +75,9 @@ type Conn struct {
 	enabled sync.Map
 	// memo: what a command left for the next (Page.Memo), memoGen counts
 	// its forgettings; runtimeOn: a command enabled Runtime.
-	memo      sync.Map
 	memoMu    sync.Mutex
-	memoGen   atomic.Uint64
+	memo      map[string]string
+	memoGen   uint64
 	runtimeOn atomic.Bool
 }
 

@@ -72,16 +72,19 @@ func (p *Page) Memo(key string) (string, bool) {
 	if !p.Kept() {
 		return "", false
 	}
-	v, ok := p.conn.memo.Load(p.sessionID + "\x00" + key)
-	if !ok {
-		return "", false
-	}
-	return v.(string), true
+	p.conn.memoMu.Lock()
+	defer p.conn.memoMu.Unlock()
+	v, ok := p.conn.memo[p.sessionID+"\x00"+key]
+	return v, ok
 }
 
 // MemoGen is the connection's memo generation: take it before asking the
 // tab for what SetMemo keeps.
-func (p *Page) MemoGen() uint64 { return p.conn.memoGen.Load() }
+func (p *Page) MemoGen() uint64 {
+	p.conn.memoMu.Lock()
+	defer p.conn.memoMu.Unlock()
+	return p.conn.memoGen
+}
 
 // SetMemo keeps v under key when no memo was forgotten since gen (the value
 // may be of a document that has gone since). Nothing is kept on a
@@ -92,22 +95,27 @@ func (p *Page) SetMemo(key, v string, gen uint64) {
 	}
 	p.conn.memoMu.Lock()
 	defer p.conn.memoMu.Unlock()
-	if p.conn.memoGen.Load() == gen {
-		p.conn.memo.Store(p.sessionID+"\x00"+key, v)
+	if p.conn.memoGen == gen {
+		if p.conn.memo == nil {
+			p.conn.memo = map[string]string{}
+		}
+		p.conn.memo[p.sessionID+"\x00"+key] = v
 	}
 }
 
 // ForgetMemo drops key (it proved stale).
 func (p *Page) ForgetMemo(key string) {
-	p.conn.memo.Delete(p.sessionID + "\x00" + key)
+	p.conn.memoMu.Lock()
+	defer p.conn.memoMu.Unlock()
+	delete(p.conn.memo, p.sessionID+"\x00"+key)
 }
 
 // forgetMemos drops every memo of the connection.
 func (c *Conn) forgetMemos() {
 	c.memoMu.Lock()
 	defer c.memoMu.Unlock()
-	c.memoGen.Add(1)
-	c.memo.Clear()
+	c.memoGen++
+	clear(c.memo)
 }
 
 // forgetOn: the events after which a tab's document object may be another's.
@@ -178,7 +186,7 @@ func (p *Page) EnablePageNetwork(ctx context.Context) (pageErr, netErr error) {
 		return cmp.Or(pageErr, netErr)
 	})
 	if pageErr == nil {
-		p.conn.enabled.Store(p.sessionID+"\x00page", true)
+		p.setOnConn("page") // WatchDialogs' Page.enable
 	}
 	return pageErr, netErr
 }
@@ -197,6 +205,10 @@ func (p *Page) OncePerConn(key string, setUp func() error) error {
 	if err := setUp(); err != nil {
 		return err
 	}
-	p.conn.enabled.Store(k, true)
+	p.setOnConn(key)
 	return nil
 }
+
+// setOnConn records key as set up on the connection and tab session (see
+// OncePerConn): for a set-up that also covers another's.
+func (p *Page) setOnConn(key string) { p.conn.enabled.Store(p.sessionID+"\x00"+key, true) }

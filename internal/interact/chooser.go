@@ -112,13 +112,10 @@ func (w *chooserWatch) await(ctx context.Context, d time.Duration) {
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
+	// A click's own watch (an upload's click has the upload's, and never
+	// waits here): nobody else reads got, and opened() has it once got has.
 	select {
-	case o := <-w.got:
-		// Put back for whoever reads got next.
-		select {
-		case w.got <- o:
-		default:
-		}
+	case <-w.got:
 	case <-t.C:
 	case <-ctx.Done():
 	}
