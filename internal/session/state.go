@@ -256,10 +256,20 @@ func (st *store) save(s *State) error {
 	return nil
 }
 
+// lockWaitMax bounds the wait for the session lock of work that has no
+// deadline of its own (what a command records after its --timeout passed):
+// a holder that is stopped (SIGSTOP) or hung never hangs another dtb.
+const lockWaitMax = 5 * time.Second
+
 // withLock runs fn holding the session's exclusive lock.
 func (st *store) withLock(ctx context.Context, fn func() error) error {
 	if err := os.MkdirAll(filepath.Dir(st.lock), 0o700); err != nil {
 		return output.Wrap("io-error", err, "cannot create the state directory")
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, lockWaitMax)
+		defer cancel()
 	}
 	fl := flock.New(st.lock, flock.SetPermissions(0o600))
 	ok, err := fl.TryLockContext(ctx, 3*time.Millisecond)

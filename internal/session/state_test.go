@@ -2,11 +2,16 @@ package session
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/dtb-cli/dtb/internal/browser"
 	"github.com/dtb-cli/dtb/internal/cdp"
+	"github.com/dtb-cli/dtb/internal/output"
 	"github.com/dtb-cli/dtb/internal/userdirs"
 )
 
@@ -106,5 +111,29 @@ func TestTouchKeepsNewerCurrentTab(t *testing.T) {
 	cmd.touch(ctx, "SECOND", true)
 	if got := open().State().CurrentTab; got != "SECOND" {
 		t.Fatalf("current tab %q, want SECOND", got)
+	}
+}
+
+// TestLockWaitIsBounded: work without a deadline of its own (what a command
+// records after its --timeout) gives up on a session lock that another
+// process holds and never releases (a stopped host) instead of hanging.
+func TestLockWaitIsBounded(t *testing.T) {
+	st, err := newStore(t.TempDir(), "held")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Dir(st.lock), 0o700)
+	holder := flock.New(st.lock)
+	if ok, err := holder.TryLock(); !ok || err != nil {
+		t.Fatalf("holding the lock: %v %v", ok, err)
+	}
+	defer holder.Unlock()
+	start := time.Now()
+	_, err = st.update(context.Background(), func(*State) error { return nil })
+	if e := output.AsError(err); e == nil || e.Reason != "timeout" {
+		t.Fatalf("update under a held lock: %v", err)
+	}
+	if took := time.Since(start); took < lockWaitMax || took > lockWaitMax+2*time.Second {
+		t.Fatalf("gave up after %v, want about %v", took, lockWaitMax)
 	}
 }
