@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -71,7 +72,7 @@ func run(ctx context.Context, args []string, streams IO, getenv func(string) str
 	if len(args) > 1 {
 		only = args[1]
 	}
-	app := newApp(only)
+	app := newApp(only, !slices.ContainsFunc(args, isHelpOrCompletion))
 	inv := &invocation{io: streams, printer: output.New(envOutputOptions(getenv), streams.Stdout, streams.Stderr), getenv: getenv}
 	app.Metadata = map[string]any{metaKey: inv}
 	app.Writer = streams.Stdout
@@ -128,15 +129,17 @@ func envOutputOptions(getenv func(string) string) output.Options {
 }
 
 // NewApp builds the command tree.
-func NewApp() *cli.App { return newApp("") }
+func NewApp() *cli.App { return newApp("", false) }
 
 // newApp builds the command tree for a run of the top-level command named
 // only: that command is copied with its flags, the others are there by name
 // without them (copying and preparing every command's flags costs more than
 // a short browser command's own work, in the session host on every command).
 // With "", a flag or a setup command (completion reads the whole tree) every
-// command is complete.
-func newApp(only string) *cli.App {
+// command is complete. plain says the run shows no help or completion: the
+// copied command's flags then answer urfave's name lookups quickly
+// (withNamesOnce).
+func newApp(only string, plain bool) *cli.App {
 	// No -v alias: it collides with the verbose flags people expect.
 	versionFlagOnce.Do(func() { cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"} })
 	var target *cli.Command
@@ -152,6 +155,9 @@ func newApp(only string) *cli.App {
 		if target == nil || c == target {
 			cmds[i] = cloneCommand(c)
 			prepareCommand(cmds[i])
+			if target != nil && plain {
+				withNamesOnce(cmds[i])
+			}
 			continue
 		}
 		cp := *c
@@ -217,7 +223,7 @@ func dedupFlags(flags []cli.Flag) []cli.Flag {
 // urfave/cli, on every flag of every command at each start: the types dtb
 // uses are read directly.
 func flagName(f cli.Flag) string {
-	switch f := f.(type) {
+	switch f := baseFlag(f).(type) {
 	case *cli.BoolFlag:
 		return f.Name
 	case *cli.StringFlag:
@@ -437,7 +443,7 @@ func findCommand(cmds []*cli.Command, name string) *cli.Command {
 func flagArity(flags []cli.Flag) map[string]bool {
 	m := map[string]bool{"help": false, "h": false}
 	for _, f := range flags {
-		_, isBool := f.(*cli.BoolFlag)
+		_, isBool := baseFlag(f).(*cli.BoolFlag)
 		for _, n := range f.Names() {
 			m[n] = !isBool
 		}
