@@ -45,10 +45,11 @@ func Main(args []string) int {
 			return execEngine(engine, args, "")
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, interrupt := context.WithCancel(context.Background())
+	go cancelOnSignal(ctx, interrupt)
 	code, err := hostwire.Forward(ctx, args, session, engine, startHost, isTerminal(os.Stdout), isTerminal(os.Stderr), os.Stdout, os.Stderr)
 	interrupted := ctx.Err() != nil
-	stop()
+	interrupt()
 	switch ge, gone := err.(*hostwire.GoneError); {
 	case err == nil:
 		return code
@@ -60,6 +61,21 @@ func Main(args []string) int {
 		return exitInterrupted // not taken by the host, and not to be run here either
 	default:
 		return execEngine(engine, args, hostwire.EnvFrontUnavailable+"="+err.Error())
+	}
+}
+
+// cancelOnSignal cancels ctx on Ctrl-C or SIGTERM. It runs beside the
+// exchange with the host: os/signal starts a thread of its own to catch
+// signals, about 0.4 ms that would otherwise come before the request. A
+// signal in the first moments of the process ends it as a signal does; the
+// host then sees the CLI go away and cancels the command.
+func cancelOnSignal(ctx context.Context, interrupt context.CancelFunc) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	select {
+	case <-sigs:
+		interrupt()
+	case <-ctx.Done():
 	}
 }
 

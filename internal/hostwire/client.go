@@ -205,7 +205,7 @@ func (c *Client) start() (Conn, error) {
 func (c *Client) exchange(ctx context.Context, conn Conn, req *Request, stdout, stderr io.Writer) (int, error) {
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(AnswerWait))
-	if err := WriteJSON(conn, FrameRequest, req); err != nil {
+	if err := WriteFrame(conn, FrameRequest, req.AppendJSON(nil)); err != nil {
 		return 0, &Unavailable{Why: err.Error(), Err: err}
 	}
 	typ, body, err := ReadFrame(conn)

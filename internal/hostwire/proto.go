@@ -17,6 +17,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
+	"unicode/utf8"
 )
 
 // Frame types. Client → host: request, cancel, quit. Host → client: started,
@@ -47,6 +49,91 @@ type Request struct {
 	Cwd    string            `json:"cwd"`
 	OutTTY bool              `json:"outTTY"`
 	ErrTTY bool              `json:"errTTY"`
+}
+
+// AppendJSON appends the request as JSON, what json.Marshal would write
+// (without its HTML escapes). The front encodes its one request by hand:
+// encoding/json's first use of a type builds its encoder by reflection, which
+// took 0.5–1.5 ms of a hosted eval's front here.
+func (r *Request) AppendJSON(b []byte) []byte {
+	b = append(b, `{"build":`...)
+	b = appendJSONString(b, r.Build)
+	b = append(b, `,"argv":`...)
+	if r.Argv == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, a := range r.Argv {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, a)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"env":`...)
+	if r.Env == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '{')
+		first := true
+		for k, v := range r.Env {
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			b = appendJSONString(b, v)
+		}
+		b = append(b, '}')
+	}
+	b = append(b, `,"cwd":`...)
+	b = appendJSONString(b, r.Cwd)
+	b = append(b, `,"outTTY":`...)
+	b = strconv.AppendBool(b, r.OutTTY)
+	b = append(b, `,"errTTY":`...)
+	b = strconv.AppendBool(b, r.ErrTTY)
+	return append(b, '}')
+}
+
+// appendJSONString appends s as a JSON string: invalid UTF-8 becomes U+FFFD,
+// as with encoding/json.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
 }
 
 // Getenv is the request's environment lookup.
