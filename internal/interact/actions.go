@@ -343,7 +343,7 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 	} else {
 		var out *outcome
 		var err error
-		a := action{"kind": "focus", "clear": o.Clear, "typing": true, "text": text, "keys": o.Keys}
+		a := action{"kind": "focus", "clear": o.Clear, "typing": true, "text": text, "keys": o.Keys, "guard": true}
 		if loc.Empty() {
 			out, err = p.onFocused(ctx, a)
 		} else {
@@ -366,8 +366,9 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 		}
 		// The element that took the focus is the one typed into and read
 		// back: from here on every input event goes to this field of this
-		// document, or none does (keyGuard).
-		guard, err := p.guardActive(ctx, out.frame)
+		// document, or none does (keyGuard). The focus call installed the
+		// page-side guard on it.
+		guard, err := p.keptGuardOf(ctx, out.frame, f.Guard)
 		if err != nil {
 			return nil, err
 		}
@@ -387,7 +388,7 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 		if !f.Field {
 			// A widget that takes key events but holds no text (--keys).
 			res.set("verified", false)
-		} else if guard.field != "" {
+		} else if guard.guardsField() {
 			want := text
 			if f.ByValue {
 				want = f.Want
@@ -444,6 +445,9 @@ type focusRes struct {
 	ByValue bool    `json:"byValue"`
 	HadText bool    `json:"hadText"`
 	NeedEnd bool    `json:"needEnd"`
+	// Guard: the key guard the focus call installed on the element that took
+	// the focus (action "guard").
+	Guard *keptGuard `json:"guard"`
 }
 
 func notEditable(el *Element, why, format string) error {
@@ -496,12 +500,20 @@ func (p *Page) readBack(ctx context.Context, w *navWatch, out *outcome, g *keyGu
 		Target map[string]any  `json:"target"`
 	}
 	req := map[string]any{"op": "ref", "need": needAny, "act": map[string]any{"kind": "readback", "want": want, "ce": ce, "loose": loose}}
-	this, node := g.field, ""
-	if g.obj != "" {
-		this, node = "", g.obj
-		req["guarded"] = true
+	this := g.field
+	if g.id != 0 {
+		this = ""
+		req["guard"] = g.id
 	}
-	if err := p.callValueOn(ctx, out.frame, this, node, req, &r); err != nil {
+	err := p.callValue(ctx, out.frame, this, req, &r)
+	if err == nil && r.Act == nil && g.id != 0 && out.frame.libUnkept {
+		// A document that keeps no library lost the guard with it: the
+		// field is the focused element (the guard let no input elsewhere).
+		req["op"] = "active"
+		delete(req, "guard")
+		err = p.callValue(ctx, out.frame, "", req, &r)
+	}
+	if err != nil {
 		if isGone(err) {
 			return nil // the page navigated away (a search field that submits as you type)
 		}
@@ -594,7 +606,7 @@ func (p *Page) Press(ctx context.Context, loc Locator, key string, settle Settle
 			return nil, err
 		}
 	} else {
-		out, err = p.act(ctx, loc, needVisible, action{"kind": "focus"})
+		out, err = p.act(ctx, loc, needVisible, action{"kind": "focus", "guard": true})
 		if err != nil {
 			return nil, err
 		}

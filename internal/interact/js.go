@@ -20,7 +20,7 @@ var jsFiles embed.FS
 // make up the code; page and user text travel as arguments.
 // Built on first use: commands that never act on the page skip the work at start-up.
 var libJS = sync.OnceValue(func() string {
-	return buildLib("core.js", "locate.js", "actions.js", "inspect.js", "annotate.js", "wait.js", "main.js")
+	return buildLib("core.js", "locate.js", "actions.js", "inspect.js", "annotate.js", "wait.js", "keyguard.js", "main.js")
 })
 
 func buildLib(names ...string) string {

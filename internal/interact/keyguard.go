@@ -8,25 +8,10 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
 
 	dcdp "github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
 )
-
-//go:embed js/keyguard.js
-var keyGuardJS string
-
-// keyGuardActiveJS installs keyGuardJS on the focused element (through open
-// shadow roots) of the document it is called on, or of the frame's document
-// in an isolated world: one round trip where finding the element and
-// installing on it took two. Null when nothing has the focus.
-var keyGuardActiveJS = "function () {\n" +
-	"const doc = this && this.nodeType === 9 ? this : document;\n" +
-	"let el = doc.activeElement;\n" +
-	"while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;\n" +
-	"if (!el) return null;\n" +
-	"return (" + keyGuardJS + "\n).call(el);\n}"
 
 // keyGuard keeps input that takes more than one event inside the element
 // it started in. Keys and text go to whatever document has the focus when
@@ -44,10 +29,16 @@ var keyGuardActiveJS = "function () {\n" +
 // checked.
 type keyGuard struct {
 	sess *dcdp.Page // the element's frame session
-	// field: objectId of the element, or (guardActive) of the guard
-	// installed on the focused element; "" guards navigation only.
+	// lib calls the page-side library in the element's frame, post sends it
+	// a call without waiting; unkept: the frame's document does not keep the
+	// library, nor the guard with it, from one call to the next.
+	lib    func(ctx context.Context, this string, req map[string]any, out any) error
+	post   func(ctx context.Context, req map[string]any)
+	unkept func() bool
+	// field: objectId of the element to install the page-side guard on at
+	// the first check; "" with id or, with neither, navigation only.
 	field string
-	obj   string // objectId of the page-side guard, once installed
+	id    int // the page-side guard, kept by the library (keepGuard)
 	// fresh: the install checked, and nothing reached the page since: the
 	// first input needs no check of its own.
 	fresh  bool
@@ -64,6 +55,11 @@ type keyGuard struct {
 // empty field, over the navigation of f only.
 func (p *Page) guardKeys(ctx context.Context, f *frame, field string) *keyGuard {
 	g := &keyGuard{sess: f.sess, field: field, frames: map[string]bool{}, url: f.url}
+	g.lib = func(ctx context.Context, this string, req map[string]any, out any) error {
+		return p.callValue(ctx, f, this, req, out)
+	}
+	g.post = func(ctx context.Context, req map[string]any) { p.postLib(ctx, f, req) }
+	g.unkept = func() bool { return f.libUnkept }
 	for fr := f; fr != nil; fr = fr.parent {
 		g.frames[fr.id] = true
 	}
@@ -137,49 +133,48 @@ func (g *keyGuard) stopped() string {
 // whether input may go on: "" or why not. An error that is not the
 // document's end is left to the input's own call to report.
 func (g *keyGuard) query(ctx context.Context) string {
-	if g.obj == "" {
-		res, err := cdp.Call(ctx, g.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-			FunctionDeclaration: keyGuardJS,
-			ObjectID:            runtime.RemoteObjectID(g.field),
-		})
-		if err != nil {
+	if g.id == 0 {
+		var kept keptGuard
+		if err := g.lib(ctx, g.field, map[string]any{"op": "guard", "do": "on"}, &kept); err != nil {
 			if isGone(err) {
 				return "navigated"
 			}
 			return ""
 		}
-		if res.ExceptionDetails != nil || res.Result == nil {
-			return ""
+		if kept.ID == 0 {
+			return kept.Why // input cannot start ("": the page broke the install)
 		}
-		if res.Result.ObjectID == "" { // input cannot start: why
-			var why string
-			json.Unmarshal(res.Result.Value, &why)
-			return why
-		}
-		g.obj = string(res.Result.ObjectID)
+		g.id = kept.ID
 		return "" // checked by the install
 	}
 	if g.fresh {
 		g.fresh = false
 		return "" // checked by the install, just before
 	}
-	res, err := cdp.Call(ctx, g.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: "function () { return this.check(); }",
-		ObjectID:            runtime.RemoteObjectID(g.obj),
-		ReturnByValue:       new(true),
-	})
-	if err != nil {
+	var why string
+	if err := g.lib(ctx, "", map[string]any{"op": "guard", "do": "check", "id": g.id}, &why); err != nil {
 		if isGone(err) {
 			return "navigated"
 		}
 		return ""
 	}
-	if res.ExceptionDetails != nil || res.Result == nil {
-		return ""
+	if why == "lost" {
+		// The library no longer has it: another document, or one that does
+		// not keep the library (then only navigation is guarded).
+		if g.unkept() {
+			return ""
+		}
+		return "navigated"
 	}
-	var why string
-	json.Unmarshal(res.Result.Value, &why)
 	return why
+}
+
+// keptGuard is the library's answer to a key guard's install (keepGuard):
+// its id, or why input cannot start, or that the page broke the install.
+type keptGuard struct {
+	ID    int    `json:"id"`
+	Why   string `json:"why"`
+	Threw bool   `json:"threw"`
 }
 
 // check is called before each input event: nil while the input may go on,
@@ -188,7 +183,7 @@ func (g *keyGuard) check(ctx context.Context) error {
 	if g == nil {
 		return nil
 	}
-	if g.stopped() == "" && g.field != "" {
+	if g.stopped() == "" && g.guardsField() {
 		if why := g.query(ctx); why != "" {
 			g.stop(why)
 		}
@@ -198,6 +193,10 @@ func (g *keyGuard) check(ctx context.Context) error {
 	}
 	return nil
 }
+
+// guardsField says whether the guard is over an element (else over
+// navigation only).
+func (g *keyGuard) guardsField() bool { return g.id != 0 || g.field != "" }
 
 // count records one more character sent.
 func (g *keyGuard) count() { g.countN(1) }
@@ -209,8 +208,8 @@ func (g *keyGuard) countN(n int) {
 }
 
 // guardFocused guards the element that has the focus after out (a located
-// and focused element), or, with nothing focused, the top document's
-// navigation.
+// element that the focus call with "guard" gave the focus), or, with nothing
+// focused, the top document's navigation.
 func (p *Page) guardFocused(ctx context.Context, out *outcome) (*keyGuard, error) {
 	if out == nil {
 		top, err := p.topFrame(ctx)
@@ -219,26 +218,22 @@ func (p *Page) guardFocused(ctx context.Context, out *outcome) (*keyGuard, error
 		}
 		return p.guardKeys(ctx, top, ""), nil
 	}
-	return p.guardActive(ctx, out.frame)
+	var r struct {
+		Guard *keptGuard `json:"guard"`
+	}
+	json.Unmarshal(out.act, &r)
+	return p.keptGuardOf(ctx, out.frame, r.Guard)
 }
 
-// guardActive guards the element that has the focus in frame f, installing
-// the page-side guard on it at once (its first check is the install's), or,
-// with nothing focused, f's navigation only. The guard's field is then its
-// page-side object, through which the element is read back (readBack).
-func (p *Page) guardActive(ctx context.Context, f *frame) (*keyGuard, error) {
-	params := runtime.CallFunctionOnParams{FunctionDeclaration: keyGuardActiveJS}
-	f.aim(&params, "")
-	res, err := cdp.Call(ctx, f.sess, runtime.CallFunctionOn, params)
-	if err != nil {
-		if isGone(err) {
-			return nil, p.gone(f, err)
-		}
-		return nil, wrapCDP(ctx, err)
-	}
+// keptGuardOf is the guard of f whose page-side install (keepGuard, in the
+// call that focused the element or on its own) answered kept (nil: nothing
+// had the focus).
+func (p *Page) keptGuardOf(ctx context.Context, f *frame, kept *keptGuard) (*keyGuard, error) {
 	g := p.guardKeys(ctx, f, "")
-	switch r := res.Result; {
-	case res.ExceptionDetails != nil:
+	switch {
+	case kept == nil:
+		// Nothing focused: the navigation guard only.
+	case kept.Threw:
 		// A page that broke the install: the element is found as before,
 		// and guarded, typed into and read back by its own object (the
 		// install is tried again at the first check).
@@ -250,18 +245,11 @@ func (p *Page) guardActive(ctx context.Context, f *frame) (*keyGuard, error) {
 		if el.Subtype == "node" {
 			g.field = el.ObjectID
 		}
-	case r == nil || r.Subtype == "null":
-		// Nothing focused: the navigation guard only.
-	case r.ObjectID != "":
-		g.obj = string(r.ObjectID)
-		g.field = g.obj
+	case kept.ID != 0:
+		g.id = kept.ID
 		g.fresh = true
-	default:
-		var why string
-		json.Unmarshal(r.Value, &why)
-		if why != "" {
-			g.stop(why)
-		}
+	case kept.Why != "":
+		g.stop(kept.Why)
 	}
 	return g, nil
 }
@@ -284,11 +272,8 @@ func (g *keyGuard) end(ctx context.Context) {
 	if g == nil {
 		return
 	}
-	if g.obj != "" {
-		dcdp.Post(context.WithoutCancel(ctx), g.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-			FunctionDeclaration: "function () { this.end(); }",
-			ObjectID:            runtime.RemoteObjectID(g.obj),
-		})
+	if g.id != 0 {
+		g.post(ctx, map[string]any{"op": "guard", "do": "end", "id": g.id})
 	}
 	for _, s := range g.stops {
 		s()

@@ -89,3 +89,32 @@ func TestTypeReadsBackWhenTheGuardCannotInstall(t *testing.T) {
 		t.Fatalf("typing into a plain field on that page: %v", err)
 	}
 }
+
+// TestTypeOnADocumentThatKeepsNoLibrary: the key guard lives in the library
+// the document keeps; a document that keeps nothing (not extensible) is
+// still typed into key by key and read back, a field that rejects the text
+// still fails not-typed, and the guard still stops at a navigation.
+func TestTypeOnADocumentThatKeepsNoLibrary(t *testing.T) {
+	p, tab, ctx := open(t, "forms.html")
+	eval(t, tab, `(() => {
+	  const i = document.createElement('input');
+	  i.id = 'rejects';
+	  i.addEventListener('input', () => { i.value = ''; });
+	  document.body.prepend(i);
+	  Object.preventExtensions(document);
+	  return 1;
+	})()`)
+	res, err := p.Type(ctx, css("#name"), "hello", TypeOptions{Settle: quick, Clear: true, Keys: true})
+	if err != nil {
+		t.Fatalf("typing key by key: %v", err)
+	}
+	if v, ok := res.Facts["verified"]; ok && v == false {
+		t.Fatalf("the text was not read back: %+v", res.Facts)
+	}
+	if got := eval(t, tab, "document.getElementById('name').value"); got != "hello" {
+		t.Fatalf("the field holds %q", got)
+	}
+	if _, err := p.Type(ctx, css("#rejects"), "hello", TypeOptions{Settle: quick}); reason(err) != "not-typed" {
+		t.Fatalf("typing into a field that rejects the text: %v", err)
+	}
+}

@@ -681,7 +681,13 @@ function runAction(el, act) {
       const p = pointFor(el, act.force).then(r => (clicks && !r.error ? Object.assign(r, { clicks: clicks }) : r));
       return act.click && downloadLink(el) ? p.then(r => (r.error ? r : Object.assign(r, { download: true }))) : p;
     }
-    case 'focus': return focusTarget(el, act);
+    case 'focus': {
+      // act.guard: the key guard goes on the element that took the focus in
+      // this same call, so input follows with no round trip between.
+      const r = focusTarget(el, act);
+      if (act.guard && r.focused) r.guard = keepGuard(deepActive(el.ownerDocument));
+      return r;
+    }
     case 'readback': return readBack(el, act.want, act.ce, act.loose);
     case 'domclick': return domClick(el, act);
     case 'domtype': return domType(el, act.text, act.clear);

@@ -1,6 +1,7 @@
-// keyguard.js: installed on the element dtb types into (this), before the
-// first input event; returns the guard object Go keeps by objectId, or why
-// input cannot start.
+// keyguard.js: the key guard, installed on the element dtb types into before
+// the first input event and kept by the library (keepGuard), which Go
+// reaches by id; installKeyGuard returns the guard object, or why input
+// cannot start.
 //
 // guard.check() runs before each event: "" while the element still holds
 // the focus of its document (and its document the focus, when it had it at
@@ -12,8 +13,7 @@
 // away without end() stops acting by itself.
 //
 // Constant code: no page or user text is part of it.
-function () {
-  const field = this;
+function installKeyGuard(field) {
   const doc = field.ownerDocument;
   const win = doc.defaultView;
   const hadFocus = doc.hasFocus();
@@ -49,4 +49,31 @@ function () {
   if (first) return first;
   for (const t of types) win.addEventListener(t, stray, true);
   return guard;
+}
+
+// keepGuard installs the key guard on el (the focused element) and keeps it
+// in the library, by id, for the calls that check it, read the field back
+// through it and end it: {id}, {why} when input cannot start, {threw} when
+// the page broke the install, null with nothing to guard. A guard dtb never
+// ended (its process went away) is ended when 32 newer ones are kept.
+function keepGuard(el) {
+  if (!el) return null;
+  let g;
+  try { g = installKeyGuard(el); } catch (e) { return { threw: true }; }
+  if (typeof g === 'string') return { why: g };
+  const kept = LIB.guards || (LIB.guards = new Map());
+  if (kept.size >= 32) {
+    const [oldest, old] = kept.entries().next().value;
+    old.end();
+    kept.delete(oldest);
+  }
+  LIB.guardSeq = (LIB.guardSeq || 0) + 1;
+  kept.set(LIB.guardSeq, g);
+  return { id: LIB.guardSeq };
+}
+
+// keptGuard: the guard keepGuard kept as id, or null ("lost": another
+// document or library).
+function keptGuard(id) {
+  return (LIB.guards && LIB.guards.get(id)) || null;
 }

@@ -66,9 +66,10 @@ function dispatch(req) {
       return found.frames.map(f => f.el);
     }
     case 'ref': {
-      // Called on the element a ref names (guarded: on the document, with
-      // the key guard over the element as node).
-      const el = req.guarded ? node && node.field : SELF;
+      // Called on the element a ref names (req.guard: on the document, on
+      // the element of that kept key guard).
+      const g = req.guard ? keptGuard(req.guard) : null;
+      const el = req.guard ? g && g.field : SELF;
       if (!el || el.nodeType !== 1 || !el.isConnected) return { stale: 'detached' };
       if (req.token && docToken(el.ownerDocument) !== req.token) return { stale: 'document' };
       const res = { n: 1, url: TOP_DOC.location ? TOP_DOC.location.href : '', token: docToken(TOP_DOC) };
@@ -110,6 +111,20 @@ function dispatch(req) {
       return hitCheck(SELF, node);
     case 'describe':
       return describe(SELF.nodeType === 1 ? SELF : cparent(SELF), false);
+    case 'guard': {
+      // A kept key guard (keepGuard): installed on the element called on
+      // ("on") or the focused one ("active"), checked, or ended.
+      if (req.do === 'on') return keepGuard(SELF);
+      if (req.do === 'active') return keepGuard(deepActive(TOP_DOC));
+      const g = keptGuard(req.id);
+      if (!g) return 'lost';
+      if (req.do === 'end') {
+        g.end();
+        LIB.guards.delete(req.id);
+        return '';
+      }
+      return g.check();
+    }
     case 'activeElement': {
       let el = TOP_DOC.activeElement;
       while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
