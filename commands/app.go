@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -72,7 +73,7 @@ func run(ctx context.Context, args []string, streams IO, getenv func(string) str
 	if len(args) > 1 {
 		only = args[1]
 	}
-	app := newApp(only, !slices.ContainsFunc(args, isHelpOrCompletion))
+	app := appFor(only, !slices.ContainsFunc(args, isHelpOrCompletion))
 	inv := &invocation{io: streams, printer: output.New(envOutputOptions(getenv), streams.Stdout, streams.Stderr), getenv: getenv}
 	app.Metadata = map[string]any{metaKey: inv}
 	app.Writer = streams.Stdout
@@ -126,6 +127,49 @@ func isReason(err error, reason string) bool {
 // found while parsing follow NO_COLOR and DTB_JSON_ERRORS too.
 func envOutputOptions(getenv func(string) string) output.Options {
 	return output.Options{Color: getenv("DTB_COLOR"), JSONErrors: getenv("DTB_JSON_ERRORS") != "", NoColor: getenv("NO_COLOR") != ""}
+}
+
+// appFor is the command tree for a run of command only: newApp's, or the
+// one the session host prepared for it (prepareApp).
+func appFor(only string, plain bool) *cli.App {
+	if plain {
+		prepared.Lock()
+		app := prepared.apps[only]
+		delete(prepared.apps, only)
+		prepared.Unlock()
+		if app != nil {
+			return app
+		}
+	}
+	return newApp(only, plain)
+}
+
+// prepared keeps, by command name, a command tree the session host built
+// and urfave set up after a run of that command, for its next run: building
+// and setting up the tree took a third of a short command's time in the
+// host before its first call to the browser, and the host does it while it
+// waits. Each tree serves one run.
+var prepared = struct {
+	sync.Mutex
+	apps map[string]*cli.App
+}{apps: map[string]*cli.App{}}
+
+// prepareApp builds and sets up the tree of a plain run of command only for
+// the next run (appFor), unless one waits already.
+func prepareApp(only string) {
+	prepared.Lock()
+	_, ok := prepared.apps[only]
+	prepared.Unlock()
+	if ok || only == "" || strings.HasPrefix(only, "-") {
+		return
+	}
+	app := newApp(only, true)
+	app.Setup()
+	prepared.Lock()
+	if _, ok := prepared.apps[only]; !ok && len(prepared.apps) < 64 {
+		prepared.apps[only] = app
+	}
+	prepared.Unlock()
 }
 
 // NewApp builds the command tree.

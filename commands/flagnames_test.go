@@ -81,3 +81,24 @@ func BenchmarkParseClick(b *testing.B) {
 		run(context.Background(), []string{"dtb", "click", "#save", "--jq", "("}, IO{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard}, getenv)
 	}
 }
+
+// A command tree the host prepared serves one run: the next run of that
+// command builds its own (urfave marks a tree's flags as it parses them).
+func TestPreparedAppServesOneRun(t *testing.T) {
+	prepareApp("eval")
+	first := appFor("eval", true)
+	if first == nil || !prepareTaken(first) {
+		t.Fatal("appFor did not hand out the prepared tree")
+	}
+	if second := appFor("eval", true); second == first || prepareTaken(second) {
+		t.Fatal("a prepared tree was handed out twice")
+	}
+	prepareApp("eval")
+	if help := appFor("eval", false); prepareTaken(help) {
+		t.Fatal("a run that shows help got the prepared (plain) tree")
+	}
+	appFor("eval", true) // take it back out
+}
+
+// prepareTaken: app was set up before the run (prepared trees are).
+func prepareTaken(app *cli.App) bool { return app.HelpName != "" }

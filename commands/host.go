@@ -140,7 +140,13 @@ func hostRunner(ctx context.Context, req *hostwire.Request, stdout, stderr io.Wr
 			code = p.Fail(output.Errorf("failed", "dtb failed inside the session host: %v", r))
 		}
 	}()
-	return run(ctx, withEnvFlags(req.Argv, req.Getenv), streams, req.Getenv)
+	args := withEnvFlags(req.Argv, req.Getenv)
+	defer func() {
+		if len(args) > 1 {
+			go prepareApp(args[1])
+		}
+	}()
+	return run(ctx, args, streams, req.Getenv)
 }
 
 type ttyWriter struct {
