@@ -80,20 +80,21 @@ func cancelOnSignal(ctx context.Context, interrupt context.CancelFunc) {
 }
 
 // enginePath is dtb-engine next to this binary (symlinks resolved: the host
-// names its build by the engine's real path).
+// names its build by the engine's real path). The kernel's name of the
+// running program has no symlink left, so only the engine's own name is
+// resolved, and only when it is one.
 func enginePath() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return "", err
 	}
-	if real, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = real
-	}
 	engine := filepath.Join(filepath.Dir(exe), EngineName)
-	if real, err := filepath.EvalSymlinks(engine); err == nil {
-		engine = real
+	st, err := os.Lstat(engine)
+	if err == nil && st.Mode()&os.ModeSymlink != 0 {
+		if engine, err = filepath.EvalSymlinks(engine); err == nil {
+			st, err = os.Stat(engine)
+		}
 	}
-	st, err := os.Stat(engine)
 	if err != nil {
 		return "", err
 	}
