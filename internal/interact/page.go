@@ -259,6 +259,7 @@ func (p *Page) callOn(ctx context.Context, f *frame, this string, req any, node 
 	}
 	return &res.Result, nil
 }
+
 // postLib sends a library call in f without waiting for its answer: one
 // whose answer nobody reads, which a blocked page must not hold up (the tab
 // runs its calls in order). On a document that lost the library it does
@@ -272,7 +273,6 @@ func (p *Page) postLib(ctx context.Context, f *frame, req map[string]any) {
 	f.aim(&params, "")
 	cdp.Post(context.WithoutCancel(ctx), f.sess, runtime.CallFunctionOn, params)
 }
-
 
 // callValue runs the library and decodes its by-value result into out.
 func (p *Page) callValue(ctx context.Context, f *frame, this string, req any, out any) error {

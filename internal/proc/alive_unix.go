@@ -5,10 +5,11 @@
 package proc
 
 import (
-	"os"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/dtb-cli/dtb/internal/rawfile"
 )
 
 // Alive reports whether pid runs (a zombie counts as gone).
@@ -19,7 +20,7 @@ func Alive(pid int) bool {
 	if err := syscall.Kill(pid, 0); err != nil && err != syscall.EPERM {
 		return false
 	}
-	if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
+	if b, err := rawfile.Read("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
 		s := string(b)
 		if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) && s[i+2] == 'Z' {
 			return false

@@ -16,6 +16,7 @@ import (
 	"github.com/dtb-cli/dtb/internal/browser"
 	"github.com/dtb-cli/dtb/internal/cdp"
 	"github.com/dtb-cli/dtb/internal/output"
+	"github.com/dtb-cli/dtb/internal/rawfile"
 	"github.com/dtb-cli/dtb/internal/userdirs"
 )
 
@@ -196,7 +197,7 @@ func newStore(stateDir, name string) (*store, error) {
 // load reads the session file without a lock (writes are atomic renames, so a
 // reader sees a whole file). A missing file is a fresh state.
 func (st *store) load() (*State, error) {
-	b, err := os.ReadFile(st.path)
+	b, err := rawfile.Read(st.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &State{Version: StateVersion, Name: st.name}, nil
 	}
