@@ -96,8 +96,9 @@ func TestFrontLinksOnlyTheWire(t *testing.T) {
 	allowed := map[string]bool{
 		"github.com/dtb-cli/dtb/cmd/dtb": true, "github.com/dtb-cli/dtb/internal/front": true,
 		"github.com/dtb-cli/dtb/internal/hostwire": true, "github.com/dtb-cli/dtb/internal/proc": true,
-		"github.com/dtb-cli/dtb/internal/userdirs": true, "github.com/mattn/go-isatty": true,
-		"golang.org/x/sys/unix": true,
+		"github.com/dtb-cli/dtb/internal/userdirs": true, "github.com/dtb-cli/dtb/internal/rawfile": true,
+		"github.com/mattn/go-isatty": true,
+		"golang.org/x/sys/unix":      true,
 	}
 	for _, pkg := range strings.Fields(string(out)) {
 		if pkg == "net" || pkg == "os/user" || pkg == "runtime/cgo" {
