@@ -246,11 +246,11 @@ func (c *Client) exchange(ctx context.Context, conn Conn, req *Request, stdout, 
 		case FrameStderr:
 			stderr.Write(body)
 		case FrameExit:
-			var x ExitMsg
-			if err := json.Unmarshal(body, &x); err != nil {
+			code, err := ParseExit(body)
+			if err != nil {
 				return 0, &GoneError{Err: err}
 			}
-			return x.Code, nil
+			return code, nil
 		}
 	}
 }

@@ -13,6 +13,7 @@
 package hostwire
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -141,6 +142,26 @@ func (r *Request) Getenv(k string) string { return r.Env[k] }
 
 type ExitMsg struct {
 	Code int `json:"code"`
+}
+
+// ParseExit reads an exit frame's body. The host writes it with
+// encoding/json ({"code":N}); the front reads that form by hand, since
+// encoding/json's first decode in a process builds its decoder by
+// reflection (0.18 ms here, on every command), and any other form through
+// encoding/json.
+func ParseExit(b []byte) (int, error) {
+	if digits, ok := bytes.CutPrefix(b, []byte(`{"code":`)); ok {
+		if digits, ok = bytes.CutSuffix(digits, []byte("}")); ok {
+			if n, err := strconv.Atoi(string(digits)); err == nil {
+				return n, nil
+			}
+		}
+	}
+	var x ExitMsg
+	if err := json.Unmarshal(b, &x); err != nil {
+		return 0, err
+	}
+	return x.Code, nil
 }
 
 type MismatchMsg struct {

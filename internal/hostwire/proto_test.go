@@ -42,3 +42,22 @@ func checkRequestJSON(t *testing.T, i int, r *Request) {
 		t.Errorf("request %d reads back as\n%#v\nencoding/json's as\n%#v", i, got, want)
 	}
 }
+
+// The front reads the host's exit frames by hand: every code json.Marshal
+// writes reads back, and any other JSON form through encoding/json.
+func TestParseExitReadsWhatTheHostWrites(t *testing.T) {
+	for _, code := range []int{0, 1, 2, 5, 130, -1, 255} {
+		b, _ := json.Marshal(ExitMsg{Code: code})
+		if got, err := ParseExit(b); err != nil || got != code {
+			t.Errorf("%s: %d, %v", b, got, err)
+		}
+	}
+	if got, err := ParseExit([]byte(`{ "code" : 4 }`)); err != nil || got != 4 {
+		t.Errorf("spaced form: %d, %v", got, err)
+	}
+	for _, bad := range []string{``, `{"code":}`, `{"code":x}`, `nonsense`} {
+		if _, err := ParseExit([]byte(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
