@@ -160,8 +160,8 @@ func prepareApp(only string) {
 	prepared.Lock()
 	_, ok := prepared.apps[only]
 	prepared.Unlock()
-	if ok || only == "" || strings.HasPrefix(only, "-") {
-		return
+	if c := findCommand(registered, only); ok || c == nil || c.Category == catSetup {
+		return // a typo or a setup command gets the whole tree: not kept
 	}
 	app := newApp(only, true)
 	app.Setup()

@@ -98,6 +98,13 @@ func TestPreparedAppServesOneRun(t *testing.T) {
 		t.Fatal("a run that shows help got the prepared (plain) tree")
 	}
 	appFor("eval", true) // take it back out
+	prepareApp("no-such-command")
+	prepared.Lock()
+	_, kept := prepared.apps["no-such-command"]
+	prepared.Unlock()
+	if kept {
+		t.Fatal("a tree was kept for a name that is no command")
+	}
 }
 
 // prepareTaken: app was set up before the run (prepared trees are).
