@@ -2,7 +2,6 @@ package interact
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"sync"
 

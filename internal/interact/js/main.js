@@ -113,9 +113,8 @@ function dispatch(req) {
       return describe(SELF.nodeType === 1 ? SELF : cparent(SELF), false);
     case 'guard': {
       // A kept key guard (keepGuard): installed on the element called on
-      // ("on") or the focused one ("active"), checked, or ended.
+      // ("on"), checked, or ended.
       if (req.do === 'on') return keepGuard(SELF);
-      if (req.do === 'active') return keepGuard(deepActive(TOP_DOC));
       const g = keptGuard(req.id);
       if (!g) return 'lost';
       if (req.do === 'end') {
