@@ -682,10 +682,11 @@ function runAction(el, act) {
       return act.click && downloadLink(el) ? p.then(r => (r.error ? r : Object.assign(r, { download: true }))) : p;
     }
     case 'focus': {
-      // act.guard: the key guard goes on the element that took the focus in
-      // this same call, so input follows with no round trip between.
+      // act.guard: the key guard goes on the focused element in this same
+      // call, so input follows with no round trip between (for typing, only
+      // when el took the focus: else nothing is typed).
       const r = focusTarget(el, act);
-      if (act.guard && r.focused) r.guard = keepGuard(deepActive(el.ownerDocument));
+      if (act.guard && !r.error && (r.focused || !act.typing)) r.guard = keepGuard(deepActive(el.ownerDocument));
       return r;
     }
     case 'readback': return readBack(el, act.want, act.ce, act.loose);
