@@ -77,6 +77,27 @@ func TestFrontHandsOverToEngine(t *testing.T) {
 	if out, _, code := run(t, link, []string{"DTB_STATE_DIR=" + state}, "version"); out != "version|" || code != 7 {
 		t.Fatalf("through a symlink: %q, exit %d", out, code)
 	}
+	// The engine itself a symlink (a package manager's layout): followed.
+	real := filepath.Join(t.TempDir(), "engine-real")
+	if err := os.Rename(filepath.Join(dir, EngineName), real); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, filepath.Join(dir, EngineName)); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, code := run(t, bin, []string{"DTB_STATE_DIR=" + state}, "version"); out != "version|" || code != 7 {
+		t.Fatalf("through an engine symlink: %q, exit %d", out, code)
+	}
+	// One that is not executable is missing.
+	if err := os.Chmod(real, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := run(t, bin, []string{"DTB_STATE_DIR=" + state}, "version"); code != 1 || !strings.Contains(stderr, "engine-missing") {
+		t.Fatalf("a non-executable engine: %q, exit %d", stderr, code)
+	}
+	if err := os.Chmod(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	// A browser command whose host cannot be reached (the socket path is
 	// over the unix limit): the engine runs it, told why.
 	long := filepath.Join(state, strings.Repeat("d", 120))
