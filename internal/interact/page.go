@@ -203,31 +203,22 @@ func (p *Page) callOn(ctx context.Context, f *frame, this string, req any, node 
 			m["budget"] = max(time.Until(dl).Milliseconds(), 1)
 		}
 	}
-	arg, err := cdp.Arg(req)
-	if err != nil {
-		return nil, wrapCDP(ctx, err)
-	}
-	args := []*runtime.CallArgument{arg}
-	if node != "" {
-		args = append(args, &runtime.CallArgument{ObjectID: runtime.RemoteObjectID(node)})
-	}
 	// The library travels once per document and world: the first call
 	// leaves it on the document, later ones (of this process or the next)
 	// call it there, and send it again only when it is missing (a new
 	// document, another dtb build); see libCall.
 	full := f.libUnkept
-	params := runtime.CallFunctionOnParams{
-		FunctionDeclaration: p.lib(f, full),
-		Arguments:           args,
-		AwaitPromise:        new(true),
+	params, err := p.libParams(f, this, req, node, full)
+	if err != nil {
+		return nil, wrapCDP(ctx, err)
 	}
+	params.AwaitPromise = new(true)
 	switch mode {
 	case byValue:
 		params.ReturnByValue = new(true)
 	case deep:
 		params.SerializationOptions = &runtime.SerializationOptions{Serialization: runtime.SerializationOptionsSerializationDeep, MaxDepth: new(int64(1))}
 	}
-	f.aim(&params, this)
 	var res callResult
 	for {
 		if res, err = proto.Call(ctx, f.sess, callFunctionOn, params); err != nil {
@@ -260,18 +251,33 @@ func (p *Page) callOn(ctx context.Context, f *frame, this string, req any, node 
 	return &res.Result, nil
 }
 
-// postLib sends a library call in f without waiting for its answer: one
-// whose answer nobody reads, which a blocked page must not hold up (the tab
-// runs its calls in order). On a document that lost the library it does
-// nothing.
-func (p *Page) postLib(ctx context.Context, f *frame, req map[string]any) {
+// libParams is the call of the library (whole, or the short call of the
+// one the document keeps) in f on this with req and node as its arguments.
+func (p *Page) libParams(f *frame, this string, req any, node string, full bool) (runtime.CallFunctionOnParams, error) {
 	arg, err := cdp.Arg(req)
 	if err != nil {
+		return runtime.CallFunctionOnParams{}, err
+	}
+	args := []*runtime.CallArgument{arg}
+	if node != "" {
+		args = append(args, &runtime.CallArgument{ObjectID: runtime.RemoteObjectID(node)})
+	}
+	params := runtime.CallFunctionOnParams{FunctionDeclaration: p.lib(f, full), Arguments: args}
+	f.aim(&params, this)
+	return params, nil
+}
+
+// postLib sends a library call in f without waiting for its answer: one
+// whose answer nobody reads, which a blocked page must not hold up (the tab
+// runs its calls in order). A document that keeps no library has nothing
+// such a call could reach, and gets none.
+func (p *Page) postLib(ctx context.Context, f *frame, req map[string]any) {
+	if f.libUnkept {
 		return
 	}
-	params := runtime.CallFunctionOnParams{FunctionDeclaration: p.lib(f, false), Arguments: []*runtime.CallArgument{arg}}
-	f.aim(&params, "")
-	cdp.Post(context.WithoutCancel(ctx), f.sess, runtime.CallFunctionOn, params)
+	if params, err := p.libParams(f, "", req, "", false); err == nil {
+		cdp.Post(context.WithoutCancel(ctx), f.sess, runtime.CallFunctionOn, params)
+	}
 }
 
 // callValue runs the library and decodes its by-value result into out.
