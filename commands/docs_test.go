@@ -382,6 +382,11 @@ On failure nothing is printed on stdout, and stderr gets one error document on o
 `
 
 const reasonsProse = `
+A browser command run by the session host sets up its signal handling while the host
+starts on it (about a millisecond): a signal in that first moment ends the process as
+the signal does (a shell reports Ctrl-C as 130, SIGTERM as 143), with no error document,
+and the host cancels the command when the process goes away.
+
 ## Reasons
 
 Every reason dtb prints, with its exit code. The relay's own refusals and the page's
