@@ -374,8 +374,20 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 		}
 		defer guard.end(ctx)
 		submitGuard = guard
+		// The read-back of a field whose guard the library keeps is sent
+		// right behind the text, and waits page-side for it (readBack).
+		overlap := f.Field && guard.id != 0 && !out.frame.libUnkept
+		var inserting func() error
 		if !f.ByValue {
-			if err := p.insert(ctx, text, o, f, guard); err != nil {
+			wait, err := p.insert(ctx, text, o, f, guard)
+			if err == nil && wait != nil {
+				if overlap {
+					inserting = wait
+				} else {
+					err = wait()
+				}
+			}
+			if err != nil {
 				if _, stopped := err.(errInputStopped); stopped {
 					return nil, inputStopped(err, out.Element, guard, guard.typed, len([]rune(text)))
 				}
@@ -395,7 +407,9 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 			} else if !o.Clear && f.Before != nil {
 				want = *f.Before + text + f.After
 			}
-			if err := p.readBack(ctx, w, out, guard, want, f.CE, f.Loose, res); err != nil {
+			// An insert that fails fails the read-back the same way: a
+			// dialog cut the typing short.
+			if err := p.readBack(ctx, w, out, guard, want, f.CE, f.Loose, res, inserting); err != nil {
 				res.set("verified", false)
 				return dialogCut(ctx, err, res, start)
 			}
@@ -460,32 +474,41 @@ func notEditable(el *Element, why, format string) error {
 
 // insert types text into the focused field: Backspace to clear a selected
 // content with no text to replace it, End to append where the caret cannot
-// be set, then Input.insertText or a key event per character.
-func (p *Page) insert(ctx context.Context, text string, o TypeOptions, f focusRes, g *keyGuard) error {
+// be set, then Input.insertText or a key event per character. The
+// Input.insertText is only sent: wait, when not nil, waits for its answer.
+// It is then the one input event of the call (neither End nor a key typed
+// by --keys comes before it).
+func (p *Page) insert(ctx context.Context, text string, o TypeOptions, f focusRes, g *keyGuard) (wait func() error, err error) {
 	if o.Clear && f.HadText && text == "" {
 		if err := p.press(ctx, Chord{Key: keyEvent("Backspace")}, g); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if text == "" {
-		return nil
+		return nil, nil
 	}
 	if f.NeedEnd && !o.Clear {
 		if err := p.press(ctx, Chord{Key: keyEvent("End")}, g); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if o.Keys {
-		return p.typeKeys(ctx, text, g)
+		return nil, p.typeKeys(ctx, text, g)
 	}
 	if err := g.check(ctx); err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := proto.Call(ctx, p.tab, input.InsertText, input.InsertTextParams{Text: text}); err != nil {
-		return wrapCDP(ctx, err)
+	inserted, err := cdp.Begin(ctx, p.tab, input.InsertText, input.InsertTextParams{Text: text})
+	if err != nil {
+		return nil, wrapCDP(ctx, err)
 	}
-	g.countN(len([]rune(text)))
-	return nil
+	return func() error {
+		if err := inserted(); err != nil {
+			return wrapCDP(ctx, err)
+		}
+		g.countN(len([]rune(text)))
+		return nil
+	}, nil
 }
 
 // readBack checks that the field the key guard g watches holds want; else
@@ -493,7 +516,13 @@ func (p *Page) insert(ctx context.Context, text string, o TypeOptions, f focusRe
 // reached through the page-side guard when there is one, else by its own
 // object. Read in the top document after the input, it is also what a
 // settle handed to the session host needs to know of the page (w.seen).
-func (p *Page) readBack(ctx context.Context, w *navWatch, out *outcome, g *keyGuard, want string, ce, loose bool, res *Result) error {
+//
+// inserting, when not nil, waits for the Input.insertText that put the text
+// in, sent just before: the read-back goes out at once, and the page-side
+// guard runs it after the field's input event (guard.after). When the
+// insert is answered first, the text is in or will not come (the page
+// cancelled it): the guard is released and the field read as it is.
+func (p *Page) readBack(ctx context.Context, w *navWatch, out *outcome, g *keyGuard, want string, ce, loose bool, res *Result, inserting func() error) error {
 	var r struct {
 		Act    json.RawMessage `json:"act"`
 		URL    string          `json:"url"`
@@ -505,7 +534,27 @@ func (p *Page) readBack(ctx context.Context, w *navWatch, out *outcome, g *keyGu
 		this = ""
 		req["guard"] = g.id
 	}
-	err := p.callValue(ctx, out.frame, this, req, &r)
+	var err error
+	if inserting != nil {
+		req["after"] = 1
+		rctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		read := make(chan error, 1)
+		go func() { read <- p.callValue(rctx, out.frame, this, req, &r) }()
+		if err := inserting(); err != nil {
+			cancel()
+			<-read
+			return err
+		}
+		select {
+		case err = <-read:
+		default:
+			g.post(ctx, map[string]any{"op": "guard", "do": "release", "id": g.id})
+			err = <-read
+		}
+	} else {
+		err = p.callValue(ctx, out.frame, this, req, &r)
+	}
 	if err == nil && r.Act == nil && g.id != 0 && out.frame.libUnkept {
 		// A document that keeps no library lost the guard with it: the
 		// field is the focused element (the guard let no input elsewhere).

@@ -2,10 +2,14 @@ package interact
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	proto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 
 	"github.com/dtb-cli/dtb/internal/output"
 )
@@ -116,5 +120,86 @@ func TestTypeOnADocumentThatKeepsNoLibrary(t *testing.T) {
 	}
 	if _, err := p.Type(ctx, css("#rejects"), "hello", TypeOptions{Settle: quick}); reason(err) != "not-typed" {
 		t.Fatalf("typing into a field that rejects the text: %v", err)
+	}
+}
+
+// focusForTyping focuses #name of forms.html for typing, as Type does,
+// and returns what the read-back needs: the focus outcome and its guard.
+func focusForTyping(t *testing.T, p *Page, ctx context.Context) (*navWatch, *outcome, *keyGuard) {
+	t.Helper()
+	w := p.watch(ctx)
+	t.Cleanup(w.stop)
+	out, err := p.act(ctx, css("#name"), needVisible, action{"kind": "focus", "clear": true, "typing": true, "text": "Grace", "guard": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f focusRes
+	json.Unmarshal(out.act, &f)
+	if !f.Focused || f.Guard == nil {
+		t.Fatalf("focus for typing: %s", out.act)
+	}
+	g, err := p.keptGuardOf(ctx, out.frame, f.Guard)
+	if err != nil || g.id == 0 {
+		t.Fatalf("no kept guard: %v", err)
+	}
+	t.Cleanup(func() { g.end(context.Background()) })
+	return w, out, g
+}
+
+// TestReadBackWaitsForTheInsert: the read-back sent beside Input.insertText
+// reads the field only after the text is in, however late the insert
+// reaches the page; one whose insert brought no input event reads the field
+// as it is once the insert is answered (released); a failed insert fails it.
+func TestReadBackWaitsForTheInsert(t *testing.T) {
+	p, tab, ctx := open(t, "forms.html")
+
+	w, out, g := focusForTyping(t, p, ctx)
+	late := func() error {
+		time.Sleep(300 * time.Millisecond) // the read-back is at the page by now
+		_, err := proto.Call(ctx, p.tab, input.InsertText, input.InsertTextParams{Text: "Grace"})
+		return err
+	}
+	if err := p.readBack(ctx, w, out, g, "Grace", false, false, &Result{}, late); err != nil {
+		t.Fatalf("a read-back that ran before the insert: %v", err)
+	}
+	if v := eval(t, tab, "document.getElementById('name').value"); v != "Grace" {
+		t.Fatalf("the field holds %q", v)
+	}
+
+	w, out, g = focusForTyping(t, p, ctx)
+	nothing := func() error { return nil } // answered, and no input came
+	short, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	err := p.readBack(short, w, out, g, "Grace Hopper", false, false, &Result{}, nothing)
+	if reason(err) != "not-typed" || output.AsError(err).Details["value"] != "Grace" {
+		t.Fatalf("read-back of an insert that brought no input: %v, want not-typed holding Grace", err)
+	}
+
+	w, out, g = focusForTyping(t, p, ctx)
+	cut := errors.New("the insert failed")
+	if err := p.readBack(ctx, w, out, g, "Grace", false, false, &Result{}, func() error { return cut }); err != cut {
+		t.Fatalf("read-back of a failed insert: %v", err)
+	}
+}
+
+// TestTypeIntoAFieldThatCancelsTheText: a page that cancels the insert
+// (beforeinput) leaves the field as it was: not-typed, at once.
+func TestTypeIntoAFieldThatCancelsTheText(t *testing.T) {
+	p, tab, ctx := open(t, "forms.html")
+	eval(t, tab, `(() => {
+	  const i = document.createElement('input');
+	  i.id = 'veto';
+	  i.value = 'kept';
+	  i.addEventListener('beforeinput', e => e.preventDefault());
+	  document.body.prepend(i);
+	  return 1;
+	})()`)
+	start := time.Now()
+	_, err := p.Type(ctx, css("#veto"), "hello", TypeOptions{Settle: quick, Clear: true})
+	if reason(err) != "not-typed" || output.AsError(err).Details["value"] != "kept" {
+		t.Fatalf("typing into a field that cancels the text: %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("not-typed took %v", d)
 	}
 }

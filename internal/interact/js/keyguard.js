@@ -12,6 +12,13 @@
 // listeners act only within a second of a check, so a guard whose dtb went
 // away without end() stops acting by itself.
 //
+// guard.after(n) is a promise that resolves once the element has had n
+// trusted input events since the install, after the tasks those events
+// queued with no delay (a framework's own update of the value), or at
+// release() or end(), and at once after those: a read-back sent right
+// behind Input.insertText runs once the text is in, not before it (the two
+// travel apart in the browser).
+//
 // Constant code: no page or user text is part of it.
 function installKeyGuard(field) {
   const doc = field.ownerDocument;
@@ -27,6 +34,25 @@ function installKeyGuard(field) {
     e.preventDefault();
     e.stopImmediatePropagation();
   };
+  let inputs = 0;
+  let waits = [];
+  let released = false;
+  const wake = (all) => {
+    const ready = waits.filter(w => all || inputs >= w.n);
+    waits = waits.filter(w => ready.indexOf(w) < 0);
+    for (const w of ready) w.resolve();
+  };
+  const typed = (e) => {
+    if (!e.isTrusted || e.composedPath().indexOf(field) < 0) return;
+    inputs++;
+    // Two hops: past this event's task, then past the zero-delay timers its
+    // listeners set.
+    try {
+      win.setTimeout(() => { try { win.setTimeout(() => wake(false), 0); } catch (x) { wake(false); } }, 0);
+    } catch (x) {
+      wake(false);
+    }
+  };
   const guard = {
     field: field, // dtb's read-back reaches the element through the guard
     check() {
@@ -38,9 +64,20 @@ function installKeyGuard(field) {
       until = why ? 0 : performance.now() + 1000;
       return why;
     },
+    after(n) {
+      if (released || inputs >= n) return Promise.resolve();
+      return new Promise(resolve => waits.push({ n: n, resolve: resolve }));
+    },
+    // For good: the release may reach the page before the read-back it is for.
+    release() {
+      released = true;
+      wake(true);
+    },
     end() {
       until = 0;
       for (const t of types) win.removeEventListener(t, stray, true);
+      win.removeEventListener('input', typed, true);
+      wake(true);
     },
   };
   // The first check is the install's: a reason (a string) when input
@@ -48,6 +85,7 @@ function installKeyGuard(field) {
   const first = guard.check();
   if (first) return first;
   for (const t of types) win.addEventListener(t, stray, true);
+  win.addEventListener('input', typed, true);
   return guard;
 }
 

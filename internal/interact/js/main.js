@@ -28,6 +28,17 @@ function withAct(res, el, a, out) {
   return a && typeof a.then === 'function' ? a.then(fin) : fin(a);
 }
 
+// onRef runs req (op "ref") on el.
+function onRef(req, el) {
+  if (!el || el.nodeType !== 1 || !el.isConnected) return { stale: 'detached' };
+  if (req.token && docToken(el.ownerDocument) !== req.token) return { stale: 'document' };
+  const res = { n: 1, url: TOP_DOC.location ? TOP_DOC.location.href : '', token: docToken(TOP_DOC) };
+  if (req.need === 'visible' && !visible(el)) { res.n = 0; res.hidden = 1; return res; }
+  if (req.act) return withAct(res, el, runAction(el, req.act), r => r);
+  res.target = describe(el, true);
+  return res;
+}
+
 function dispatch(req) {
   switch (req.op) {
     case 'locate': {
@@ -67,16 +78,11 @@ function dispatch(req) {
     }
     case 'ref': {
       // Called on the element a ref names (req.guard: on the document, on
-      // the element of that kept key guard).
+      // the element of that kept key guard; req.after: once that element
+      // has had so many input events, see guard.after).
       const g = req.guard ? keptGuard(req.guard) : null;
-      const el = req.guard ? g && g.field : SELF;
-      if (!el || el.nodeType !== 1 || !el.isConnected) return { stale: 'detached' };
-      if (req.token && docToken(el.ownerDocument) !== req.token) return { stale: 'document' };
-      const res = { n: 1, url: TOP_DOC.location ? TOP_DOC.location.href : '', token: docToken(TOP_DOC) };
-      if (req.need === 'visible' && !visible(el)) { res.n = 0; res.hidden = 1; return res; }
-      if (req.act) return withAct(res, el, runAction(el, req.act), r => r);
-      res.target = describe(el, true);
-      return res;
+      if (g && req.after) return g.after(req.after).then(() => onRef(req, g.field));
+      return onRef(req, req.guard ? g && g.field : SELF);
     }
     case 'keptRef':
       // The element a ref of a kept inspect names, or why it is gone.
@@ -113,13 +119,17 @@ function dispatch(req) {
       return describe(SELF.nodeType === 1 ? SELF : cparent(SELF), false);
     case 'guard': {
       // A kept key guard (keepGuard): installed on the element called on
-      // ("on"), checked, or ended.
+      // ("on"), checked, released (its waiting read-backs run) or ended.
       if (req.do === 'on') return keepGuard(SELF);
       const g = keptGuard(req.id);
       if (!g) return 'lost';
       if (req.do === 'end') {
         g.end();
         LIB.guards.delete(req.id);
+        return '';
+      }
+      if (req.do === 'release') {
+        g.release();
         return '';
       }
       return g.check();
