@@ -35,14 +35,20 @@ func Post[P, R any](ctx context.Context, p *Page, c proto.Command[P, R], params 
 }
 
 // Begin sends a cdproto command to the tab and returns the wait for its
-// answer (whose content is not read): for a caller that has more to send
-// before that answer comes.
-func Begin[P, R any](ctx context.Context, p *Page, c proto.Command[P, R], params P) (wait func() error, err error) {
+// answer: for a caller that has more to send before that answer comes.
+func Begin[P, R any](ctx context.Context, p *Page, c proto.Command[P, R], params P) (wait func() (R, error), err error) {
 	w, err := p.conn.send(ctx, p.sessionID, c.Method, params)
 	if err != nil {
 		return nil, p.tornDown(err)
 	}
-	return func() error { return p.tornDown(w(nil)) }, nil
+	return func() (R, error) {
+		var res R
+		if err := w(&res); err != nil {
+			var zero R
+			return zero, p.tornDown(err)
+		}
+		return res, nil
+	}, nil
 }
 
 // On subscribes to the cdproto event e of the tab until cancel (Page.Events);

@@ -374,15 +374,26 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 		}
 		defer guard.end(ctx)
 		submitGuard = guard
-		// The read-back of a field whose guard the library keeps is sent
-		// right behind the text, and waits page-side for it (readBack).
-		overlap := f.Field && guard.id != 0 && !out.frame.libUnkept
-		var inserting func() error
+		want := text
+		if f.ByValue {
+			want = f.Want
+		} else if !o.Clear && f.Before != nil {
+			want = *f.Before + text + f.After
+		}
+		// The read-back of a field whose guard the library keeps goes out
+		// before the text, and waits page-side for it (readBackAfter).
+		var early *pendingReadBack
+		if f.Field && guard.id != 0 && !out.frame.libUnkept && !f.ByValue && text != "" && !o.Keys {
+			if early, err = p.beginReadBack(ctx, out, guard, want, f.CE, f.Loose); err != nil {
+				return nil, err
+			}
+		}
+		var inserted func() error
 		if !f.ByValue {
 			wait, err := p.insert(ctx, text, o, f, guard)
 			if err == nil && wait != nil {
-				if overlap {
-					inserting = wait
+				if early != nil {
+					inserted = wait
 				} else {
 					err = wait()
 				}
@@ -401,15 +412,15 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 			// A widget that takes key events but holds no text (--keys).
 			res.set("verified", false)
 		} else if guard.guardsField() {
-			want := text
-			if f.ByValue {
-				want = f.Want
-			} else if !o.Clear && f.Before != nil {
-				want = *f.Before + text + f.After
+			var err error
+			if early != nil {
+				// An insert that fails fails the read-back the same way: a
+				// dialog cut the typing short.
+				err = p.readBackAfter(ctx, w, out, guard, want, f.CE, f.Loose, res, early, inserted)
+			} else {
+				err = p.readBack(ctx, w, out, guard, want, f.CE, f.Loose, res)
 			}
-			// An insert that fails fails the read-back the same way: a
-			// dialog cut the typing short.
-			if err := p.readBack(ctx, w, out, guard, want, f.CE, f.Loose, res, inserting); err != nil {
+			if err != nil {
 				res.set("verified", false)
 				return dialogCut(ctx, err, res, start)
 			}
@@ -503,7 +514,7 @@ func (p *Page) insert(ctx context.Context, text string, o TypeOptions, f focusRe
 		return nil, wrapCDP(ctx, err)
 	}
 	return func() error {
-		if err := inserted(); err != nil {
+		if _, err := inserted(); err != nil {
 			return wrapCDP(ctx, err)
 		}
 		g.countN(len([]rune(text)))
@@ -516,45 +527,10 @@ func (p *Page) insert(ctx context.Context, text string, o TypeOptions, f focusRe
 // reached through the page-side guard when there is one, else by its own
 // object. Read in the top document after the input, it is also what a
 // settle handed to the session host needs to know of the page (w.seen).
-//
-// inserting, when not nil, waits for the Input.insertText that put the text
-// in, sent just before: the read-back goes out at once, and the page-side
-// guard runs it after the field's input event (guard.after). When the
-// insert is answered first, the text is in or will not come (the page
-// cancelled it): the guard is released and the field read as it is.
-func (p *Page) readBack(ctx context.Context, w *navWatch, out *outcome, g *keyGuard, want string, ce, loose bool, res *Result, inserting func() error) error {
-	var r struct {
-		Act    json.RawMessage `json:"act"`
-		URL    string          `json:"url"`
-		Target map[string]any  `json:"target"`
-	}
-	req := map[string]any{"op": "ref", "need": needAny, "act": map[string]any{"kind": "readback", "want": want, "ce": ce, "loose": loose}}
-	this := g.field
-	if g.id != 0 {
-		this = ""
-		req["guard"] = g.id
-	}
-	var err error
-	if inserting != nil {
-		req["after"] = 1
-		rctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		read := make(chan error, 1)
-		go func() { read <- p.callValue(rctx, out.frame, this, req, &r) }()
-		if err := inserting(); err != nil {
-			cancel()
-			<-read
-			return err
-		}
-		select {
-		case err = <-read:
-		default:
-			g.post(ctx, map[string]any{"op": "guard", "do": "release", "id": g.id})
-			err = <-read
-		}
-	} else {
-		err = p.callValue(ctx, out.frame, this, req, &r)
-	}
+func (p *Page) readBack(ctx context.Context, w *navWatch, out *outcome, g *keyGuard, want string, ce, loose bool, res *Result) error {
+	req, this := readBackReq(g, want, ce, loose)
+	var r readBackRes
+	err := p.callValue(ctx, out.frame, this, req, &r)
 	if err == nil && r.Act == nil && g.id != 0 && out.frame.libUnkept {
 		// A document that keeps no library lost the guard with it: the
 		// field is the focused element (the guard let no input elsewhere).
@@ -562,6 +538,28 @@ func (p *Page) readBack(ctx context.Context, w *navWatch, out *outcome, g *keyGu
 		delete(req, "guard")
 		err = p.callValue(ctx, out.frame, "", req, &r)
 	}
+	return p.readBackResult(err, w, out, &r, res)
+}
+
+// readBackReq is the library call of a read-back of the field g guards, on
+// the document (this "") or on the field's object.
+func readBackReq(g *keyGuard, want string, ce, loose bool) (req map[string]any, this string) {
+	req = map[string]any{"op": "ref", "need": needAny, "act": map[string]any{"kind": "readback", "want": want, "ce": ce, "loose": loose}}
+	if g.id != 0 {
+		req["guard"] = g.id
+		return req, ""
+	}
+	return req, g.field
+}
+
+type readBackRes struct {
+	Act    json.RawMessage `json:"act"`
+	URL    string          `json:"url"`
+	Target map[string]any  `json:"target"`
+}
+
+// readBackResult maps the answer r (or err) of a read-back.
+func (p *Page) readBackResult(err error, w *navWatch, out *outcome, r *readBackRes, res *Result) error {
 	if err != nil {
 		if isGone(err) {
 			return nil // the page navigated away (a search field that submits as you type)
@@ -572,6 +570,61 @@ func (p *Page) readBack(ctx context.Context, w *navWatch, out *outcome, g *keyGu
 		w.seen = &quietRes{URL: r.URL, Active: r.Target}
 	}
 	return checkTyped(out.Element, r.Act, res)
+}
+
+// pendingReadBack is a read-back sent before the text it checks
+// (beginReadBack): its answer arrives on read.
+type pendingReadBack struct {
+	r    readBackRes
+	read chan readBackAnswer
+}
+
+type readBackAnswer struct {
+	missed bool // the document had no library: another document
+	err    error
+}
+
+// beginReadBack sends the read-back of the field the kept guard g watches
+// before the text goes in: the page-side guard holds it until the field's
+// input event (guard.after), and the read runs as that event ends, or once
+// dtb releases it.
+func (p *Page) beginReadBack(ctx context.Context, out *outcome, g *keyGuard, want string, ce, loose bool) (*pendingReadBack, error) {
+	req, _ := readBackReq(g, want, ce, loose)
+	req["after"] = 1 // Input.insertText is the one input event (insert)
+	rb := &pendingReadBack{read: make(chan readBackAnswer, 1)}
+	wait, err := p.beginValue(ctx, out.frame, req, &rb.r)
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		missed, err := wait()
+		rb.read <- readBackAnswer{missed, err}
+	}()
+	return rb, nil
+}
+
+// readBackAfter ends the read-back rb once inserted, the wait for the
+// Input.insertText it checks, returns. When the insert is answered first,
+// the text is in or will not come (the page cancelled it): the guard is
+// released and the field read as it is. A document that lost the library
+// is read back as readBack does.
+func (p *Page) readBackAfter(ctx context.Context, w *navWatch, out *outcome, g *keyGuard, want string, ce, loose bool, res *Result, rb *pendingReadBack, inserted func() error) error {
+	if inserted != nil {
+		if err := inserted(); err != nil {
+			return err
+		}
+	}
+	var a readBackAnswer
+	select {
+	case a = <-rb.read:
+	default:
+		g.post(ctx, map[string]any{"op": "guard", "do": "release", "id": g.id})
+		a = <-rb.read
+	}
+	if a.missed {
+		return p.readBack(ctx, w, out, g, want, ce, loose, res)
+	}
+	return p.readBackResult(a.err, w, out, &rb.r, res)
 }
 
 // checkTyped maps the library's read-back of a field.

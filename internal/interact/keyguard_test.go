@@ -146,38 +146,44 @@ func focusForTyping(t *testing.T, p *Page, ctx context.Context) (*navWatch, *out
 	return w, out, g
 }
 
-// TestReadBackWaitsForTheInsert: the read-back sent beside Input.insertText
+// TestReadBackWaitsForTheInsert: the read-back sent before Input.insertText
 // reads the field only after the text is in, however late the insert
 // reaches the page; one whose insert brought no input event reads the field
 // as it is once the insert is answered (released); a failed insert fails it.
 func TestReadBackWaitsForTheInsert(t *testing.T) {
 	p, tab, ctx := open(t, "forms.html")
+	readBack := func(ctx context.Context, want string, inserted func() error) error {
+		t.Helper()
+		w, out, g := focusForTyping(t, p, ctx)
+		rb, err := p.beginReadBack(ctx, out, g, want, false, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.readBackAfter(ctx, w, out, g, want, false, false, &Result{}, rb, inserted)
+	}
 
-	w, out, g := focusForTyping(t, p, ctx)
 	late := func() error {
-		time.Sleep(300 * time.Millisecond) // the read-back is at the page by now
+		time.Sleep(300 * time.Millisecond) // the read-back waits at the page by now
 		_, err := proto.Call(ctx, p.tab, input.InsertText, input.InsertTextParams{Text: "Grace"})
 		return err
 	}
-	if err := p.readBack(ctx, w, out, g, "Grace", false, false, &Result{}, late); err != nil {
+	if err := readBack(ctx, "Grace", late); err != nil {
 		t.Fatalf("a read-back that ran before the insert: %v", err)
 	}
 	if v := eval(t, tab, "document.getElementById('name').value"); v != "Grace" {
 		t.Fatalf("the field holds %q", v)
 	}
 
-	w, out, g = focusForTyping(t, p, ctx)
 	nothing := func() error { return nil } // answered, and no input came
 	short, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	err := p.readBack(short, w, out, g, "Grace Hopper", false, false, &Result{}, nothing)
+	err := readBack(short, "Grace Hopper", nothing)
 	if reason(err) != "not-typed" || output.AsError(err).Details["value"] != "Grace" {
 		t.Fatalf("read-back of an insert that brought no input: %v, want not-typed holding Grace", err)
 	}
 
-	w, out, g = focusForTyping(t, p, ctx)
 	cut := errors.New("the insert failed")
-	if err := p.readBack(ctx, w, out, g, "Grace", false, false, &Result{}, func() error { return cut }); err != cut {
+	if err := readBack(ctx, "Grace", func() error { return cut }); err != cut {
 		t.Fatalf("read-back of a failed insert: %v", err)
 	}
 }

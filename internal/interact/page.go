@@ -197,18 +197,12 @@ func (p *Page) call(ctx context.Context, f *frame, this string, req any, mode re
 // callOn is call with node (an objectId in the same context) as the
 // library's second argument.
 func (p *Page) callOn(ctx context.Context, f *frame, this string, req any, node string, mode returnMode) (*remote, error) {
-	if m, ok := req.(map[string]any); ok {
-		if dl, ok := ctx.Deadline(); ok {
-			// The library's walks stop at the command's deadline (core.js).
-			m["budget"] = max(time.Until(dl).Milliseconds(), 1)
-		}
-	}
 	// The library travels once per document and world: the first call
 	// leaves it on the document, later ones (of this process or the next)
 	// call it there, and send it again only when it is missing (a new
 	// document, another dtb build); see libCall.
 	full := f.libUnkept
-	params, err := p.libParams(f, this, req, node, full)
+	params, err := p.libParams(ctx, f, this, req, node, full)
 	if err != nil {
 		return nil, wrapCDP(ctx, err)
 	}
@@ -222,10 +216,7 @@ func (p *Page) callOn(ctx context.Context, f *frame, this string, req any, node 
 	var res callResult
 	for {
 		if res, err = proto.Call(ctx, f.sess, callFunctionOn, params); err != nil {
-			if isGone(err) {
-				return nil, p.gone(f, err)
-			}
-			return nil, wrapCDP(ctx, err)
+			return nil, p.callFailed(ctx, f, err)
 		}
 		if full || !libMissing(&res.Result) {
 			break
@@ -237,6 +228,50 @@ func (p *Page) callOn(ctx context.Context, f *frame, this string, req any, node 
 		params.FunctionDeclaration = p.lib(f, true)
 		f.sentLib = true
 	}
+	return libAnswer(&res)
+}
+
+// beginValue sends a by-value call of the library the document keeps in f
+// (on its document) and returns the wait for its answer, decoded into out.
+// The wait reports missed when the document has no library (another
+// document): nothing ran.
+func (p *Page) beginValue(ctx context.Context, f *frame, req map[string]any, out any) (wait func() (missed bool, err error), err error) {
+	params, err := p.libParams(ctx, f, "", req, "", false)
+	if err != nil {
+		return nil, wrapCDP(ctx, err)
+	}
+	params.AwaitPromise = new(true)
+	params.ReturnByValue = new(true)
+	answer, err := cdp.Begin(ctx, f.sess, callFunctionOn, params)
+	if err != nil {
+		return nil, p.callFailed(ctx, f, err)
+	}
+	return func() (bool, error) {
+		res, err := answer()
+		if err != nil {
+			return false, p.callFailed(ctx, f, err)
+		}
+		if libMissing(&res.Result) {
+			return true, nil
+		}
+		r, err := libAnswer(&res)
+		if err != nil {
+			return false, err
+		}
+		return false, decodeValue(r, out)
+	}, nil
+}
+
+// callFailed is the error of a library call the protocol failed.
+func (p *Page) callFailed(ctx context.Context, f *frame, err error) error {
+	if isGone(err) {
+		return p.gone(f, err)
+	}
+	return wrapCDP(ctx, err)
+}
+
+// libAnswer is the library's result in res, or the error it threw.
+func libAnswer(res *callResult) (*remote, error) {
 	if d := res.ExceptionDetails; d != nil {
 		msg := d.Text
 		if d.Exception != nil && d.Exception.Description != "" {
@@ -253,7 +288,13 @@ func (p *Page) callOn(ctx context.Context, f *frame, this string, req any, node 
 
 // libParams is the call of the library (whole, or the short call of the
 // one the document keeps) in f on this with req and node as its arguments.
-func (p *Page) libParams(f *frame, this string, req any, node string, full bool) (runtime.CallFunctionOnParams, error) {
+func (p *Page) libParams(ctx context.Context, f *frame, this string, req any, node string, full bool) (runtime.CallFunctionOnParams, error) {
+	if m, ok := req.(map[string]any); ok {
+		if dl, ok := ctx.Deadline(); ok {
+			// The library's walks stop at the command's deadline (core.js).
+			m["budget"] = max(time.Until(dl).Milliseconds(), 1)
+		}
+	}
 	arg, err := cdp.Arg(req)
 	if err != nil {
 		return runtime.CallFunctionOnParams{}, err
@@ -275,7 +316,7 @@ func (p *Page) postLib(ctx context.Context, f *frame, req map[string]any) {
 	if f.libUnkept {
 		return
 	}
-	if params, err := p.libParams(f, "", req, "", false); err == nil {
+	if params, err := p.libParams(ctx, f, "", req, "", false); err == nil {
 		cdp.Post(context.WithoutCancel(ctx), f.sess, runtime.CallFunctionOn, params)
 	}
 }
@@ -292,6 +333,11 @@ func (p *Page) callValueOn(ctx context.Context, f *frame, this, node string, req
 	if err != nil {
 		return err
 	}
+	return decodeValue(r, out)
+}
+
+// decodeValue decodes the by-value result r of the library into out.
+func decodeValue(r *remote, out any) error {
 	if err := usageOf(r.Value); err != nil {
 		return err
 	}

@@ -12,12 +12,15 @@
 // listeners act only within a second of a check, so a guard whose dtb went
 // away without end() stops acting by itself.
 //
-// guard.after(n) is a promise that resolves once the element has had n
-// trusted input events since the install, after the tasks those events
-// queued with no delay (a framework's own update of the value), or at
-// release() or end(), and at once after those: a read-back sent right
-// behind Input.insertText runs once the text is in, not before it (the two
-// travel apart in the browser).
+// guard.after(n, early) is a promise of a read-back of the element once it
+// has had n trusted input events since the install, made by a read-back
+// sent just before Input.insertText (the two travel apart in the browser,
+// and the read must not run before the text is in). It resolves with what
+// early() returns as the n-th event ends, when that is not null (the field
+// shows the text: no need to wait out the frame the input brings, which
+// holds up the page's next task for milliseconds); else with null, for a
+// read then, after the tasks the events queued with no delay (a framework's
+// own update of the value), or at release() or end().
 //
 // Constant code: no page or user text is part of it.
 function installKeyGuard(field) {
@@ -34,23 +37,37 @@ function installKeyGuard(field) {
     e.preventDefault();
     e.stopImmediatePropagation();
   };
+  // The element's input events since the install, and the read-backs
+  // waiting for them (after).
   let inputs = 0;
   let waits = [];
-  let released = false;
-  const wake = (all) => {
-    const ready = waits.filter(w => all || inputs >= w.n);
-    waits = waits.filter(w => ready.indexOf(w) < 0);
-    for (const w of ready) w.resolve();
+  const settle = (w, v) => {
+    waits = waits.filter(x => x !== w);
+    w.resolve(v);
   };
+  const wake = (all) => {
+    for (const w of waits.slice()) if (all || inputs >= w.n) settle(w, null);
+  };
+  const ours = (e) => e.isTrusted && e.composedPath().indexOf(field) >= 0;
+  // Capture: count the event; wake the waits two task hops later, past the
+  // event's task and the zero-delay timers its listeners set.
   const typed = (e) => {
-    if (!e.isTrusted || e.composedPath().indexOf(field) < 0) return;
+    if (!ours(e)) return;
     inputs++;
-    // Two hops: past this event's task, then past the zero-delay timers its
-    // listeners set.
     try {
       win.setTimeout(() => { try { win.setTimeout(() => wake(false), 0); } catch (x) { wake(false); } }, 0);
     } catch (x) {
       wake(false);
+    }
+  };
+  // Bubble, past the page's own listeners: the early read.
+  const dispatched = (e) => {
+    if (!ours(e)) return;
+    for (const w of waits.slice()) {
+      if (inputs < w.n || !w.early) continue;
+      let v = null;
+      try { v = w.early(); } catch (x) { v = null; }
+      if (v) settle(w, v);
     }
   };
   const guard = {
@@ -64,19 +81,16 @@ function installKeyGuard(field) {
       until = why ? 0 : performance.now() + 1000;
       return why;
     },
-    after(n) {
-      if (released || inputs >= n) return Promise.resolve();
-      return new Promise(resolve => waits.push({ n: n, resolve: resolve }));
+    after(n, early) {
+      if (inputs >= n) return Promise.resolve(null);
+      return new Promise(resolve => waits.push({ n: n, early: early, resolve: resolve }));
     },
-    // For good: the release may reach the page before the read-back it is for.
-    release() {
-      released = true;
-      wake(true);
-    },
+    release() { wake(true); },
     end() {
       until = 0;
       for (const t of types) win.removeEventListener(t, stray, true);
       win.removeEventListener('input', typed, true);
+      win.removeEventListener('input', dispatched, false);
       wake(true);
     },
   };
@@ -86,6 +100,7 @@ function installKeyGuard(field) {
   if (first) return first;
   for (const t of types) win.addEventListener(t, stray, true);
   win.addEventListener('input', typed, true);
+  win.addEventListener('input', dispatched, false);
   return guard;
 }
 

@@ -81,7 +81,13 @@ function dispatch(req) {
       // the element of that kept key guard; req.after: once that element
       // has had so many input events, see guard.after).
       const g = req.guard ? keptGuard(req.guard) : null;
-      if (g && req.after) return g.after(req.after).then(() => onRef(req, g.field));
+      if (g && req.after) {
+        const early = () => {
+          const r = onRef(req, g.field);
+          return r && r.act && r.act.ok ? r : null;
+        };
+        return g.after(req.after, early).then(r => r || onRef(req, g.field));
+      }
       return onRef(req, req.guard ? g && g.field : SELF);
     }
     case 'keptRef':
