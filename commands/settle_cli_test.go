@@ -16,6 +16,7 @@ import (
 const settlePage = `<!doctype html><title>settle</title>
 <button id=frames>Frames</button> <button id=tasks>Tasks</button>
 <button id=fetch>Fetch</button> <a id=nav href="/next">Next</a>
+<button id=vanish>Vanish</button>
 <p id=out>idle</p>
 <script>
 const out = document.getElementById('out');
@@ -38,6 +39,8 @@ document.getElementById('fetch').onclick = () => {
   out.textContent = 'loading';
   fetch('/slow').then(r => r.text()).then(t => { out.textContent = 'loaded ' + t; });
 };
+// Gone at the press: the release makes no click.
+document.getElementById('vanish').onmousedown = (e) => { e.target.remove(); out.textContent = 'vanished'; };
 </script>`
 
 // TestHostSettleGoesOnAfterTheAnswer: through the session host an action
@@ -104,6 +107,18 @@ func TestHostSettleGoesOnAfterTheAnswer(t *testing.T) {
 	}
 	if got := out([]string{"DTB_HOST=off"}); got != "loaded done" {
 		t.Fatalf("after the click that fetched, the page showed %q", got)
+	}
+	// A press that makes no click (its button goes at the press) still
+	// answers, at once.
+	start := time.Now()
+	if a := click(nil, "#vanish"); a.Navigated {
+		t.Fatalf("click #vanish: after %+v", a)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("click #vanish took %v", d)
+	}
+	if got := out(nil); got != "vanished" {
+		t.Fatalf("after the press, the page showed %q", got)
 	}
 	// So is a navigation: the answer names the new page.
 	if a := click(nil, "#nav"); a.Settling || !a.Navigated || !a.Committed || !strings.HasSuffix(a.URL, "/next") {

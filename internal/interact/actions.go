@@ -208,6 +208,9 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 		if err := w.ready(ctx); err != nil {
 			return nil, err
 		}
+		if kind == "click" && o.Button == "left" && pt.Clicks != nil && out.frame == p.top && w.handsOff(o.Settle) {
+			w.glanceAfterClicks(ctx, out.frame, pt.Clicks.All+o.Count)
+		}
 		// The move and each press and release go out at once and cost one
 		// round trip: the browser handles a tab's input events in order.
 		cmds := []cdp.Cmd{mouseCmd("mouseMoved", pt.X, pt.Y, "none", 0, 0, o.Modifiers)}
@@ -236,7 +239,7 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 	// page saw such a click, its report is waited for (it comes at once).
 	var late browserClicks
 	if w.glanced != nil && w.glanced.Clicks != nil && pt.Clicks != nil {
-		late = browserClicks{w.glanced.Clicks.Files - pt.Clicks.Files, w.glanced.Clicks.Downloads - pt.Clicks.Downloads}
+		late = browserClicks{Files: w.glanced.Clicks.Files - pt.Clicks.Files, Downloads: w.glanced.Clicks.Downloads - pt.Clicks.Downloads}
 	}
 	if cw != nil && late.Files > 0 {
 		cw.await(ctx, chooserGrace)
@@ -573,15 +576,10 @@ func (p *Page) readBackResult(err error, w *navWatch, out *outcome, r *readBackR
 }
 
 // pendingReadBack is a read-back sent before the text it checks
-// (beginReadBack): its answer arrives on read.
+// (beginReadBack).
 type pendingReadBack struct {
 	r    readBackRes
-	read chan readBackAnswer
-}
-
-type readBackAnswer struct {
-	missed bool // the document had no library: another document
-	err    error
+	call *pendingCall
 }
 
 // beginReadBack sends the read-back of the field the kept guard g watches
@@ -591,15 +589,11 @@ type readBackAnswer struct {
 func (p *Page) beginReadBack(ctx context.Context, out *outcome, g *keyGuard, want string, ce, loose bool) (*pendingReadBack, error) {
 	req, _ := readBackReq(g, want, ce, loose)
 	req["after"] = 1 // Input.insertText is the one input event (insert)
-	rb := &pendingReadBack{read: make(chan readBackAnswer, 1)}
-	wait, err := p.beginValue(ctx, out.frame, req, &rb.r)
-	if err != nil {
+	rb := &pendingReadBack{}
+	var err error
+	if rb.call, err = p.beginCall(ctx, out.frame, req, &rb.r); err != nil {
 		return nil, err
 	}
-	go func() {
-		missed, err := wait()
-		rb.read <- readBackAnswer{missed, err}
-	}()
 	return rb, nil
 }
 
@@ -614,13 +608,7 @@ func (p *Page) readBackAfter(ctx context.Context, w *navWatch, out *outcome, g *
 			return err
 		}
 	}
-	var a readBackAnswer
-	select {
-	case a = <-rb.read:
-	default:
-		g.post(ctx, map[string]any{"op": "guard", "do": "release", "id": g.id})
-		a = <-rb.read
-	}
+	a := rb.call.answer(func() { g.post(ctx, map[string]any{"op": "guard", "do": "release", "id": g.id}) })
 	if a.missed {
 		return p.readBack(ctx, w, out, g, want, ce, loose, res)
 	}

@@ -231,11 +231,21 @@ func (p *Page) callOn(ctx context.Context, f *frame, this string, req any, node 
 	return libAnswer(&res)
 }
 
-// beginValue sends a by-value call of the library the document keeps in f
-// (on its document) and returns the wait for its answer, decoded into out.
-// The wait reports missed when the document has no library (another
-// document): nothing ran.
-func (p *Page) beginValue(ctx context.Context, f *frame, req map[string]any, out any) (wait func() (missed bool, err error), err error) {
+// pendingCall is a by-value library call sent ahead of the input whose
+// effect it reads (beginCall): the page-side library holds it until that
+// input has reached the page.
+type pendingCall struct {
+	done chan callAnswer
+}
+
+type callAnswer struct {
+	missed bool // the document had no library (another document): nothing ran
+	err    error
+}
+
+// beginCall sends req to the library the document keeps in f (on its
+// document), and decodes the answer into out when it comes.
+func (p *Page) beginCall(ctx context.Context, f *frame, req map[string]any, out any) (*pendingCall, error) {
 	params, err := p.libParams(ctx, f, "", req, "", false)
 	if err != nil {
 		return nil, wrapCDP(ctx, err)
@@ -246,20 +256,36 @@ func (p *Page) beginValue(ctx context.Context, f *frame, req map[string]any, out
 	if err != nil {
 		return nil, p.callFailed(ctx, f, err)
 	}
-	return func() (bool, error) {
+	c := &pendingCall{done: make(chan callAnswer, 1)}
+	go func() {
 		res, err := answer()
-		if err != nil {
-			return false, p.callFailed(ctx, f, err)
+		switch {
+		case err != nil:
+			c.done <- callAnswer{err: p.callFailed(ctx, f, err)}
+		case libMissing(&res.Result):
+			c.done <- callAnswer{missed: true}
+		default:
+			r, err := libAnswer(&res)
+			if err == nil {
+				err = decodeValue(r, out)
+			}
+			c.done <- callAnswer{err: err}
 		}
-		if libMissing(&res.Result) {
-			return true, nil
-		}
-		r, err := libAnswer(&res)
-		if err != nil {
-			return false, err
-		}
-		return false, decodeValue(r, out)
-	}, nil
+	}()
+	return c, nil
+}
+
+// answer waits for the call's answer, asked once the input is answered: a
+// call the page still holds then is let go by release (the input brought
+// nothing it waits for: the page is read as it is).
+func (c *pendingCall) answer(release func()) callAnswer {
+	select {
+	case a := <-c.done:
+		return a
+	default:
+	}
+	release()
+	return <-c.done
 }
 
 // callFailed is the error of a library call the protocol failed.

@@ -49,16 +49,11 @@ function installKeyGuard(field) {
     for (const w of waits.slice()) if (all || inputs >= w.n) settle(w, null);
   };
   const ours = (e) => e.isTrusted && e.composedPath().indexOf(field) >= 0;
-  // Capture: count the event; wake the waits two task hops later, past the
-  // event's task and the zero-delay timers its listeners set.
+  // Capture: count the event; wake the waits two task hops later.
   const typed = (e) => {
     if (!ours(e)) return;
     inputs++;
-    try {
-      win.setTimeout(() => { try { win.setTimeout(() => wake(false), 0); } catch (x) { wake(false); } }, 0);
-    } catch (x) {
-      wake(false);
-    }
+    afterTasks(win, () => wake(false));
   };
   // Bubble, past the page's own listeners: the early read.
   const dispatched = (e) => {
