@@ -208,9 +208,6 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 		if err := w.ready(ctx); err != nil {
 			return nil, err
 		}
-		if kind == "click" && o.Button == "left" && pt.Clicks != nil && out.frame == p.top && w.handsOff(o.Settle) {
-			w.glanceAfterClicks(ctx, out.frame, pt.Clicks.All+o.Count)
-		}
 		// The move and each press and release go out at once and cost one
 		// round trip: the browser handles a tab's input events in order.
 		cmds := []cdp.Cmd{mouseCmd("mouseMoved", pt.X, pt.Y, "none", 0, 0, o.Modifiers)}
@@ -239,7 +236,7 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 	// page saw such a click, its report is waited for (it comes at once).
 	var late browserClicks
 	if w.glanced != nil && w.glanced.Clicks != nil && pt.Clicks != nil {
-		late = browserClicks{Files: w.glanced.Clicks.Files - pt.Clicks.Files, Downloads: w.glanced.Clicks.Downloads - pt.Clicks.Downloads}
+		late = browserClicks{w.glanced.Clicks.Files - pt.Clicks.Files, w.glanced.Clicks.Downloads - pt.Clicks.Downloads}
 	}
 	if cw != nil && late.Files > 0 {
 		cw.await(ctx, chooserGrace)

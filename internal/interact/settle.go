@@ -28,41 +28,10 @@ type navWatch struct {
 	// seen: what the action's last call to the top document, made after its
 	// last input, read there (a read-back); the quick end of a settle
 	// handed to the host needs no call of its own then.
-	seen *quietRes
-	// ahead: the glance of a settle's quick end, sent before a click's input
-	// (glanceAfterClicks).
-	ahead   *aheadGlance
+	seen    *quietRes
 	err     error
 	enabled bool
 	active  map[string]any
-}
-
-type aheadGlance struct {
-	f    *frame
-	info quietRes
-	call *pendingCall
-}
-
-// handsOff says whether a settle of s ends with a quick answer and goes on
-// in the background (handOff).
-func (w *navWatch) handsOff(s Settle) bool { return s.Frames > 0 && w.enabled && w.p.tab.Kept() }
-
-// glanceAfterClicks sends the glance of the settle's quick end before the
-// input of a click in the top document top: the page holds it until its
-// window has had n trusted clicks, two task hops after the last
-// (clicksReached), which saves the round trip after the input. Without it
-// the settle glances as before.
-func (w *navWatch) glanceAfterClicks(ctx context.Context, top *frame, n int) {
-	g := &aheadGlance{f: top}
-	var err error
-	if g.call, err = w.p.beginCall(ctx, top, map[string]any{"op": "glance", "after": n}, &g.info); err == nil {
-		w.ahead = g
-	}
-}
-
-// releaseClicks lets go of a glance the page holds for clicks (none came).
-func (w *navWatch) releaseClicks(ctx context.Context, g *aheadGlance) {
-	w.p.postLib(ctx, g.f, map[string]any{"op": "releaseClicks"})
 }
 
 // watch starts watching: Page.enable so that navigation events flow and
@@ -92,10 +61,6 @@ func (w *navWatch) ready(ctx context.Context) error {
 }
 
 func (w *navWatch) stop() {
-	if g := w.ahead; g != nil {
-		w.ahead = nil
-		w.releaseClicks(context.Background(), g)
-	}
 	if !w.handedOff {
 		w.cancel()
 	}
@@ -106,7 +71,6 @@ func (w *navWatch) stop() {
 type browserClicks struct {
 	Files     int `json:"files"`
 	Downloads int `json:"downloads"`
-	All       int `json:"all"` // every trusted click
 }
 
 type quietRes struct {
@@ -137,7 +101,7 @@ func (w *navWatch) settle(ctx context.Context, s Settle, start time.Time) *After
 	r := &settleRun{w: w, s: s, start: start, actEnd: time.Now(), after: &After{},
 		inflight: map[network.RequestID]bool{}, quietDone: make(chan quietMsg, 4)}
 	r.deadline = r.actEnd.Add(s.Cap)
-	if w.handsOff(s) {
+	if s.Frames > 0 && w.enabled && w.p.tab.Kept() {
 		if after, ok := r.handOff(ctx); ok {
 			return after
 		}
@@ -186,13 +150,6 @@ func (r *settleRun) handOff(ctx context.Context) (*After, bool) {
 	var info quietRes
 	if w.seen != nil {
 		info = *w.seen
-	} else if g := w.ahead; g != nil {
-		w.ahead = nil
-		a := g.call.answer(func() { w.releaseClicks(ctx, g) })
-		if a.err != nil || a.missed {
-			return nil, false
-		}
-		info = g.info
 	} else if err := w.p.callValue(ctx, top, "", map[string]any{"op": "glance"}, &info); err != nil {
 		return nil, false
 	}

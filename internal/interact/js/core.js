@@ -147,61 +147,26 @@ function markFrames(w) {
 
 // browserClicks(w) counts the clicks that reach a file input of window w
 // (files: a label's, a script's input.click()) or a link with a download
-// attribute (downloads: also one a script clicks), and every trusted click
-// (all), from the first call that asks on (the listener is kept with the
-// library, as frameMark). The browser reports the chooser or the download
-// such a click starts in its own time, after dtb's next call to the page can
-// have answered. Null without a kept library.
+// attribute (downloads: also one a script clicks), from the first call that
+// asks on (the listener is kept with the library, as frameMark). The browser
+// reports the chooser or the download such a click starts in its own time,
+// after dtb's next call to the page can have answered. Null without a kept
+// library.
 function browserClicks(w) {
-  const s = clickState(w);
-  return s && { files: s.files, downloads: s.downloads, all: s.all };
-}
-
-function clickState(w) {
   if (typeof LIB !== 'function') return null;
   const all = LIB.browserClicks || (LIB.browserClicks = new WeakMap());
   let s = all.get(w);
   if (!s) {
-    s = { files: 0, downloads: 0, all: 0, waits: [] };
+    s = { files: 0, downloads: 0 };
     w.addEventListener('click', function (e) {
       const path = e.composedPath();
       const t = path[0];
       if (t && t.localName === 'input' && t.type === 'file') s.files++;
       if (path.some(function (n) { return n.localName === 'a' && n.hasAttribute('download'); })) s.downloads++;
-      if (e.isTrusted) {
-        s.all++;
-        afterTasks(w, function () { wakeClicks(s, false); });
-      }
     }, true);
     all.set(w, s);
   }
-  return s;
-}
-
-// clicksReached(w, n) is a promise that resolves two task hops after window
-// w has had n trusted clicks (see browserClicks): past the n-th click's
-// default action (a link's navigation has started) and the zero-delay
-// timers set in it; or at releaseClicks(w). A call sent before the click's
-// input runs after it.
-function clicksReached(w, n) {
-  const s = clickState(w);
-  return new Promise(function (resolve) {
-    if (!s || s.all >= n) afterTasks(w, resolve);
-    else s.waits.push({ n: n, resolve: resolve });
-  });
-}
-
-function releaseClicks(w) {
-  const s = clickState(w);
-  if (s) wakeClicks(s, true);
-}
-
-function wakeClicks(s, all) {
-  for (const x of s.waits.slice()) {
-    if (!all && s.all < x.n) continue;
-    s.waits.splice(s.waits.indexOf(x), 1);
-    x.resolve();
-  }
+  return { files: s.files, downloads: s.downloads };
 }
 
 // afterTasks runs fn two task hops later: past the current task (an event

@@ -155,13 +155,8 @@ function dispatch(req) {
       return waitCheck(req);
     case 'quiet':
       return quiet(req.ms, req.cap, req.frames || 0);
-    case 'glance': {
-      // req.after: once the top window has had so many trusted clicks.
-      return req.after ? clicksReached(winOf(TOP_DOC), req.after).then(() => glance(TOP_DOC)) : glance(TOP_DOC);
-    }
-    case 'releaseClicks':
-      releaseClicks(winOf(TOP_DOC));
-      return '';
+    case 'glance':
+      return glance(TOP_DOC);
     case 'info': {
       const w = winOf(TOP_DOC);
       return { url: TOP_DOC.location ? TOP_DOC.location.href : '', token: docToken(TOP_DOC), readyState: TOP_DOC.readyState, title: TOP_DOC.title, scroll: [w.scrollX, w.scrollY] };
