@@ -382,9 +382,9 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 		}
 		// The read-back of a field whose guard the library keeps goes out
 		// before the text, and waits page-side for it (readBackAfter).
-		var early *pendingReadBack
+		var pending *pendingReadBack
 		if f.Field && guard.id != 0 && !out.frame.libUnkept && !f.ByValue && text != "" && !o.Keys {
-			if early, err = p.beginReadBack(ctx, out, guard, want, f.CE, f.Loose); err != nil {
+			if pending, err = p.beginReadBack(ctx, out, guard, want, f.CE, f.Loose); err != nil {
 				return nil, err
 			}
 		}
@@ -392,7 +392,7 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 		if !f.ByValue {
 			wait, err := p.insert(ctx, text, o, f, guard)
 			if err == nil && wait != nil {
-				if early != nil {
+				if pending != nil {
 					inserted = wait
 				} else {
 					err = wait()
@@ -413,10 +413,10 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 			res.set("verified", false)
 		} else if guard.guardsField() {
 			var err error
-			if early != nil {
+			if pending != nil {
 				// An insert that fails fails the read-back the same way: a
 				// dialog cut the typing short.
-				err = p.readBackAfter(ctx, w, out, guard, want, f.CE, f.Loose, res, early, inserted)
+				err = p.readBackAfter(ctx, w, out, guard, want, f.CE, f.Loose, res, pending, inserted)
 			} else {
 				err = p.readBack(ctx, w, out, guard, want, f.CE, f.Loose, res)
 			}
