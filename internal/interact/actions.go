@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"time"
 
@@ -344,6 +346,13 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 		var out *outcome
 		var err error
 		a := action{"kind": "focus", "clear": o.Clear, "typing": true, "text": text, "keys": o.Keys, "guard": true}
+		var ahead *readAhead
+		if text != "" && !o.Keys {
+			if ahead = p.readBackAhead(ctx); ahead != nil {
+				a["readback"] = ahead.token
+				defer ahead.drop(ctx, p)
+			}
+		}
 		if loc.Empty() {
 			out, err = p.onFocused(ctx, a)
 		} else {
@@ -380,11 +389,15 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 		} else if !o.Clear && f.Before != nil {
 			want = *f.Before + text + f.After
 		}
-		// The read-back of a field whose guard the library keeps goes out
-		// before the text, and waits page-side for it (readBackAfter).
+		// The read-back of a field whose guard the library keeps waits
+		// page-side for the text (readBackAfter): the one sent ahead of the
+		// focus call when that call ran in the top document, else one sent
+		// now, before the text.
 		var pending *pendingReadBack
 		if f.Field && guard.id != 0 && !out.frame.libUnkept && !f.ByValue && text != "" && !o.Keys {
-			if pending, err = p.beginReadBack(ctx, out, guard, want, f.CE, f.Loose); err != nil {
+			if ahead != nil && ahead.f == out.frame {
+				pending = ahead.take()
+			} else if pending, err = p.beginReadBack(ctx, out, guard, want, f.CE, f.Loose); err != nil {
 				return nil, err
 			}
 		}
@@ -556,6 +569,7 @@ type readBackRes struct {
 	Act    json.RawMessage `json:"act"`
 	URL    string          `json:"url"`
 	Target map[string]any  `json:"target"`
+	Skip   bool            `json:"skip"` // a read-back sent ahead whose focus call left nothing to read
 }
 
 // readBackResult maps the answer r (or err) of a read-back.
@@ -594,6 +608,48 @@ func (p *Page) beginReadBack(ctx context.Context, out *outcome, g *keyGuard, wan
 	return rb, nil
 }
 
+// readAhead is a read-back sent before the focus call of a type, on the top
+// document (readBackAhead).
+type readAhead struct {
+	token string // the focus call's and the read-back's
+	f     *frame
+	rb    *pendingReadBack
+	taken bool
+}
+
+// readBackAhead sends the read-back of the field a type's focus call is about
+// to focus, before that call: the library holds it until the focus call (with
+// action "readback": the token) leaves its guard and the value the field must
+// then hold, then until the text's input event ends (guard.after). Sent
+// first, it is at the page before the text; sent after the focus call's
+// answer, it would reach the page after the text, the browser's input path
+// being the faster one. Nil when the top document keeps no library.
+func (p *Page) readBackAhead(ctx context.Context) *readAhead {
+	top, err := p.topFrame(ctx)
+	if err != nil || top.libUnkept {
+		return nil
+	}
+	a := &readAhead{token: strconv.FormatUint(rand.Uint64(), 36), f: top, rb: &pendingReadBack{}}
+	if a.rb.call, err = p.beginCall(ctx, top, map[string]any{"op": "readbackFor", "rb": a.token}, &a.rb.r); err != nil {
+		return nil
+	}
+	return a
+}
+
+// take hands the read-back over to the type that sent it.
+func (a *readAhead) take() *pendingReadBack {
+	a.taken = true
+	return a.rb
+}
+
+// drop lets go of a read-back the type did not take (its focus call failed,
+// or ran in another document): it answers at once, and nobody reads it.
+func (a *readAhead) drop(ctx context.Context, p *Page) {
+	if !a.taken {
+		p.postLib(ctx, a.f, map[string]any{"op": "readbackFor", "rb": a.token, "drop": true})
+	}
+}
+
 // readBackAfter ends the read-back rb once inserted, the wait for the
 // Input.insertText it checks, returns. When the insert is answered first,
 // the text is in or will not come (the page cancelled it): the guard is
@@ -606,7 +662,7 @@ func (p *Page) readBackAfter(ctx context.Context, w *navWatch, out *outcome, g *
 		}
 	}
 	a := rb.call.answer(func() { g.post(ctx, map[string]any{"op": "guard", "do": "release", "id": g.id}) })
-	if a.missed {
+	if a.missed || a.err == nil && rb.r.Skip {
 		return p.readBack(ctx, w, out, g, want, ce, loose, res)
 	}
 	return p.readBackResult(a.err, w, out, &rb.r, res)

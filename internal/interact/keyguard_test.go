@@ -209,3 +209,48 @@ func TestTypeIntoAFieldThatCancelsTheText(t *testing.T) {
 		t.Fatalf("not-typed took %v", d)
 	}
 }
+
+// TestTypeInFrames: a field in a same-origin frame and one in a cross-site
+// frame are typed into and read back there (a field that throws the text
+// away fails not-typed), the read-back sent ahead to the top document being
+// let go.
+func TestTypeInFrames(t *testing.T) {
+	p, tab, ctx := open(t, "frames.html?other="+otherURL)
+	eval(t, tab, "document.getElementById('same').src = 'fieldframe.html', document.getElementById('other').src = '"+otherURL+"/fieldframe.html', 1")
+	for _, fr := range []string{"samef", "otherf"} {
+		field := Locator{CSS: "#ff", Frame: fr, Nth: NoNth}
+		if _, err := p.Wait(ctx, WaitOptions{Loc: &field}); err != nil {
+			t.Fatalf("%s: wait for the field: %v", fr, err)
+		}
+		r, err := p.Type(ctx, field, "Grace", TypeOptions{Settle: quick, Clear: true})
+		if err != nil || r.Facts["verified"] == false || r.Element.Frame == nil {
+			t.Fatalf("%s: type: %v %+v", fr, err, r)
+		}
+		if _, err := p.Type(ctx, Locator{CSS: "#rej", Frame: fr, Nth: NoNth}, "Hopper", TypeOptions{Settle: quick}); reason(err) != "not-typed" {
+			t.Fatalf("%s: a field that throws the text away: %v", fr, err)
+		}
+	}
+}
+
+// TestReadBackAheadIsDropped: a read-back sent ahead of a focus call that
+// leaves nothing (it failed, or ran in another document) answers at once
+// when dropped, with nothing to read.
+func TestReadBackAheadIsDropped(t *testing.T) {
+	p, _, ctx := open(t, "forms.html")
+	if _, err := p.Type(ctx, css("#name"), "Ada", TypeOptions{Settle: quick, Clear: true}); err != nil {
+		t.Fatal(err) // the document keeps the library from here on
+	}
+	a := p.readBackAhead(ctx)
+	if a == nil {
+		t.Fatal("no read-back ahead on a document that keeps the library")
+	}
+	a.drop(ctx, p)
+	select {
+	case ans := <-a.rb.call.done:
+		if ans.err != nil || ans.missed || !a.rb.r.Skip {
+			t.Fatalf("dropped read-back: %+v %+v", ans, a.rb.r)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a dropped read-back did not answer")
+	}
+}

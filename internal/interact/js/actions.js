@@ -687,6 +687,7 @@ function runAction(el, act) {
       // when el took the focus: else nothing is typed).
       const r = focusTarget(el, act);
       if (act.guard && !r.error && (r.focused || !act.typing)) r.guard = keepGuard(deepActive(el.ownerDocument));
+      if (act.readback) leaveReadBack(act, r);
       return r;
     }
     case 'readback': return readBack(el, act.want, act.ce, act.loose);

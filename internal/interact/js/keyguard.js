@@ -125,3 +125,67 @@ function keepGuard(el) {
 function keptGuard(id) {
   return (LIB.guards && LIB.guards.get(id)) || null;
 }
+
+// Read-backs sent ahead of the focus call they check (op "readbackFor"), by
+// the token both carry: what the focus call left (its guard and the text the
+// field must then hold), or the read-back waiting for it. The read-back goes
+// out first, so that it waits at the page before the text comes, and reads
+// the field as the text's input event ends (guard.after).
+function readBacks() {
+  return LIB.readbacks || (LIB.readbacks = new Map());
+}
+
+// leaveReadBack: the focus call r of act (a typing focus with act.readback,
+// its token) leaves its guard and wanted value for the read-back, or why there
+// is nothing to read back (no kept guard, not a field, a value set by value).
+function leaveReadBack(act, r) {
+  const text = act.text || '';
+  const ok = r.guard && r.guard.id && r.field && !r.byValue && !r.error;
+  const left = ok ? { guard: r.guard.id, want: !act.clear && r.before != null ? r.before + text + (r.after || '') : text, ce: !!r.ce, loose: !!r.loose } : { none: true };
+  handReadBack(act.readback, left);
+}
+
+// handReadBack gives what a focus call left (or a drop) to the read-back of
+// token, now or when it comes.
+function handReadBack(token, left) {
+  const m = readBacks();
+  const w = m.get(token);
+  if (w && w.waiting) {
+    m.delete(token);
+    w.waiting(left);
+  } else {
+    // Left for a read-back that never came (its call reached another
+    // document): the oldest such goes once 32 are kept.
+    if (m.size >= 32) {
+      for (const [k, v] of m) {
+        if (!v.waiting) {
+          m.delete(k);
+          break;
+        }
+      }
+    }
+    m.set(token, left);
+  }
+}
+
+// readBackFor: the read-back of token (see readBacks); { skip: true } when
+// its focus call left nothing to read.
+function readBackFor(token) {
+  const m = readBacks();
+  const run = function (left) {
+    const g = left && !left.none ? keptGuard(left.guard) : null;
+    if (!g) return { skip: true };
+    const req = { op: 'ref', need: 'any', act: { kind: 'readback', want: left.want, ce: left.ce, loose: left.loose } };
+    const early = () => {
+      const r = onRef(req, g.field);
+      return r && r.act && r.act.ok ? r : null;
+    };
+    return g.after(1, early).then(r => r || onRef(req, g.field));
+  };
+  const left = m.get(token);
+  if (left && !left.waiting) {
+    m.delete(token);
+    return run(left);
+  }
+  return new Promise(resolve => m.set(token, { waiting: resolve })).then(run);
+}

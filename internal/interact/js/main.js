@@ -90,6 +90,14 @@ function dispatch(req) {
       }
       return onRef(req, req.guard ? g && g.field : SELF);
     }
+    case 'readbackFor':
+      // A read-back sent before its focus call (req.rb: their token); drop:
+      // that focus call will leave nothing.
+      if (req.drop) {
+        handReadBack(req.rb, { none: true });
+        return '';
+      }
+      return readBackFor(req.rb);
     case 'keptRef':
       // The element a ref of a kept inspect names, or why it is gone.
       return keptRef(TOP_DOC, req.key, req.set, req.i);
