@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"time"
@@ -279,6 +280,9 @@ func (p *Page) beginCall(ctx context.Context, f *frame, req map[string]any, out 
 // call the page still holds then is let go by release (the input brought
 // nothing it waits for: the page is read as it is).
 func (c *pendingCall) answer(release func()) callAnswer {
+	// An answer already read off the connection may still be decoding in
+	// its goroutine (the host runs one at a time): let it finish first.
+	goruntime.Gosched()
 	select {
 	case a := <-c.done:
 		return a
