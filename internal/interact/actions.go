@@ -178,13 +178,6 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 		cw = p.watchChooser(ctx)
 		defer func() { p.reportChooser(ctx, cw, loc, res) }()
 	}
-	var gl *glanceAhead
-	if kind == "click" && o.Mode != InputDOM && o.Button == "left" && w.handsOff(o.Settle) {
-		if gl = p.glanceAhead(ctx); gl != nil {
-			a["glance"], a["clicks"] = gl.token, o.Count
-			defer gl.drop(ctx, p)
-		}
-	}
 	out, err := p.act(ctx, loc, needVisible, a)
 	if err != nil {
 		if o.Mode == InputDOM {
@@ -217,10 +210,6 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 		if err := w.ready(ctx); err != nil {
 			return nil, err
 		}
-		if gl != nil && out.frame == gl.f {
-			gl.taken = true
-			w.ahead = gl
-		}
 		// The move and each press and release go out at once and cost one
 		// round trip: the browser handles a tab's input events in order.
 		cmds := []cdp.Cmd{mouseCmd("mouseMoved", pt.X, pt.Y, "none", 0, 0, o.Modifiers)}
@@ -249,7 +238,7 @@ func (p *Page) mouseAction(ctx context.Context, kind string, loc Locator, o Clic
 	// page saw such a click, its report is waited for (it comes at once).
 	var late browserClicks
 	if w.glanced != nil && w.glanced.Clicks != nil && pt.Clicks != nil {
-		late = browserClicks{Files: w.glanced.Clicks.Files - pt.Clicks.Files, Downloads: w.glanced.Clicks.Downloads - pt.Clicks.Downloads}
+		late = browserClicks{w.glanced.Clicks.Files - pt.Clicks.Files, w.glanced.Clicks.Downloads - pt.Clicks.Downloads}
 	}
 	if cw != nil && late.Files > 0 {
 		cw.await(ctx, chooserGrace)

@@ -2,8 +2,6 @@ package interact
 
 import (
 	"context"
-	"math/rand/v2"
-	"strconv"
 	"time"
 
 	proto "github.com/chromedp/cdproto/cdp"
@@ -30,18 +28,11 @@ type navWatch struct {
 	// seen: what the action's last call to the top document, made after its
 	// last input, read there (a read-back); the quick end of a settle
 	// handed to the host needs no call of its own then.
-	seen *quietRes
-	// ahead: the glance of the settle's quick end, sent before a click's
-	// locate call (glanceAhead).
-	ahead   *glanceAhead
+	seen    *quietRes
 	err     error
 	enabled bool
 	active  map[string]any
 }
-
-// handsOff says whether a settle of s ends with a quick answer and goes on
-// in the background (handOff).
-func (w *navWatch) handsOff(s Settle) bool { return s.Frames > 0 && w.enabled && w.p.tab.Kept() }
 
 // watch starts watching: Page.enable so that navigation events flow and
 // Network.enable (no body buffering) so that requests do (EnablePageNetwork).
@@ -70,11 +61,6 @@ func (w *navWatch) ready(ctx context.Context) error {
 }
 
 func (w *navWatch) stop() {
-	if g := w.ahead; g != nil {
-		// Taken, not waited for (the input failed): no click may come.
-		w.ahead = nil
-		g.release(context.Background(), w.p)
-	}
 	if !w.handedOff {
 		w.cancel()
 	}
@@ -85,7 +71,6 @@ func (w *navWatch) stop() {
 type browserClicks struct {
 	Files     int `json:"files"`
 	Downloads int `json:"downloads"`
-	All       int `json:"all"` // every trusted click
 }
 
 type quietRes struct {
@@ -116,7 +101,7 @@ func (w *navWatch) settle(ctx context.Context, s Settle, start time.Time) *After
 	r := &settleRun{w: w, s: s, start: start, actEnd: time.Now(), after: &After{},
 		inflight: map[network.RequestID]bool{}, quietDone: make(chan quietMsg, 4)}
 	r.deadline = r.actEnd.Add(s.Cap)
-	if w.handsOff(s) {
+	if s.Frames > 0 && w.enabled && w.p.tab.Kept() {
 		if after, ok := r.handOff(ctx); ok {
 			return after
 		}
@@ -163,22 +148,10 @@ func (r *settleRun) handOff(ctx context.Context) (*After, bool) {
 		return nil, false
 	}
 	var info quietRes
-	glanced := false
 	if w.seen != nil {
-		info, glanced = *w.seen, true
-	} else if g := w.ahead; g != nil && g.f == top {
-		w.ahead = nil
-		a := g.call.answer(func() { g.release(ctx, w.p) })
-		if a.err != nil {
-			return nil, false
-		}
-		// Missed (the document had no library yet) or skipped: glance now.
-		info, glanced = g.info.quietRes, !a.missed && !g.info.Skip
-	}
-	if !glanced {
-		if err := w.p.callValue(ctx, top, "", map[string]any{"op": "glance"}, &info); err != nil {
-			return nil, false
-		}
+		info = *w.seen
+	} else if err := w.p.callValue(ctx, top, "", map[string]any{"op": "glance"}, &info); err != nil {
+		return nil, false
 	}
 	if !w.drain(r.handle) {
 		return nil, false
@@ -443,49 +416,4 @@ func (w *navWatch) drain(handle func(cdp.Event)) bool {
 		handle(ev)
 	}
 	return true
-}
-
-// glanceAhead is the glance of a click's settle sent before the click's
-// locate call, on the top document: the library holds it until the point
-// action (with action "glance": the token) says after how many trusted clicks
-// of its window to glance, then until that click's dispatch ends (when its
-// default action does nothing) or two task hops later (clicksReached). Sent
-// first, it is at the page before the click; sent after the mouse events'
-// acknowledgements, it waits behind the frame the click brings.
-type glanceAhead struct {
-	token string
-	f     *frame
-	info  struct {
-		quietRes
-		Skip bool `json:"skip"` // the point action left nothing: no click of the top document
-	}
-	call  *pendingCall
-	taken bool
-}
-
-// glanceAhead sends it; nil when the top document keeps no library.
-func (p *Page) glanceAhead(ctx context.Context) *glanceAhead {
-	top, err := p.topFrame(ctx)
-	if err != nil || top.libUnkept {
-		return nil
-	}
-	g := &glanceAhead{token: strconv.FormatUint(rand.Uint64(), 36), f: top}
-	if g.call, err = p.beginCall(ctx, top, map[string]any{"op": "glanceFor", "gl": g.token}, &g.info); err != nil {
-		return nil
-	}
-	return g
-}
-
-// drop lets go of a glance the click did not take (its locate call failed or
-// acted in a frame): it answers at once, and nobody reads it.
-func (g *glanceAhead) drop(ctx context.Context, p *Page) {
-	if !g.taken {
-		p.postLib(ctx, g.f, map[string]any{"op": "glanceFor", "gl": g.token, "drop": true})
-	}
-}
-
-// release lets go of a glance waiting for a click that did not come (the
-// press removed the element).
-func (g *glanceAhead) release(ctx context.Context, p *Page) {
-	p.postLib(ctx, g.f, map[string]any{"op": "glanceFor", "gl": g.token, "release": true})
 }

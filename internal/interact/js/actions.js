@@ -678,8 +678,6 @@ function runAction(el, act) {
     case 'point': {
       // The clicks the browser reports on before this click's (see browserClicks).
       const clicks = act.click ? browserClicks(winOf(el)) : null;
-      // act.glance: the glance sent ahead runs after this click's input (act.clicks clicks).
-      if (act.glance) handGlance(act.glance, clicks && winOf(el).top === winOf(el) ? { w: winOf(el), n: clicks.all + (act.clicks || 1) } : { none: true });
       const p = pointFor(el, act.force).then(r => (clicks && !r.error ? Object.assign(r, { clicks: clicks }) : r));
       return act.click && downloadLink(el) ? p.then(r => (r.error ? r : Object.assign(r, { download: true }))) : p;
     }

@@ -147,125 +147,26 @@ function markFrames(w) {
 
 // browserClicks(w) counts the clicks that reach a file input of window w
 // (files: a label's, a script's input.click()) or a link with a download
-// attribute (downloads: also one a script clicks), and every trusted click
-// (all), from the first call that asks on (the listeners are kept with the
-// library, as frameMark). The browser reports the chooser or the download
-// such a click starts in its own time, after dtb's next call to the page can
-// have answered. Null without a kept library.
+// attribute (downloads: also one a script clicks), from the first call that
+// asks on (the listener is kept with the library, as frameMark). The browser
+// reports the chooser or the download such a click starts in its own time,
+// after dtb's next call to the page can have answered. Null without a kept
+// library.
 function browserClicks(w) {
-  const s = clickState(w);
-  return s && { files: s.files, downloads: s.downloads, all: s.all };
-}
-
-function clickState(w) {
   if (typeof LIB !== 'function') return null;
   const all = LIB.browserClicks || (LIB.browserClicks = new WeakMap());
   let s = all.get(w);
   if (!s) {
-    s = { files: 0, downloads: 0, all: 0, waits: [] };
+    s = { files: 0, downloads: 0 };
     w.addEventListener('click', function (e) {
       const path = e.composedPath();
       const t = path[0];
       if (t && t.localName === 'input' && t.type === 'file') s.files++;
       if (path.some(function (n) { return n.localName === 'a' && n.hasAttribute('download'); })) s.downloads++;
-      if (e.isTrusted) {
-        s.all++;
-        if (s.waits.length) afterTasks(w, function () { wakeClicks(s, false); });
-      }
     }, true);
-    // Past the page's own listeners of a click whose default action does
-    // nothing (no link, form control, label or summary in its path): its
-    // effects so far are all the page will start in this task.
-    w.addEventListener('click', function (e) {
-      if (e.isTrusted && s.waits.length && !e.composedPath().some(actsByDefault)) wakeClicks(s, false);
-    }, false);
     all.set(w, s);
   }
-  return s;
-}
-
-// actsByDefault: whether a click on or inside node n does something after
-// its listeners (follows a link, submits or resets a form, toggles or opens
-// a control, hands the click to a label's control).
-function actsByDefault(n) {
-  if (!n || n.nodeType !== 1) return false;
-  const tag = n.localName;
-  if ((tag === 'a' || tag === 'area') && n.hasAttribute('href')) return true;
-  if (tag === 'button') return (n.getAttribute('type') || '').toLowerCase() !== 'button';
-  return tag === 'input' || tag === 'label' || tag === 'select' || tag === 'summary' || tag === 'option' || tag === 'textarea';
-}
-
-// clicksReached(w, n) is a promise that resolves once window w has had n
-// trusted clicks (see browserClicks): as the n-th click's dispatch ends when
-// its default action does nothing, else two task hops later, past that
-// action (a link's navigation has started) and the zero-delay timers set in
-// it; or at releaseClicks(w).
-function clicksReached(w, n) {
-  const s = clickState(w);
-  return new Promise(function (resolve) {
-    if (!s || s.all >= n) afterTasks(w, resolve);
-    else s.waits.push({ n: n, resolve: resolve });
-  });
-}
-
-function releaseClicks(w) {
-  const s = clickState(w);
-  if (s) wakeClicks(s, true);
-}
-
-function wakeClicks(s, all) {
-  for (const x of s.waits.slice()) {
-    if (!all && s.all < x.n) continue;
-    s.waits.splice(s.waits.indexOf(x), 1);
-    x.resolve();
-  }
-}
-
-// Glances sent ahead of a click's locate call (op "glanceFor"), by the token
-// both carry: what the click's point action left (the window and the number
-// of trusted clicks after which to glance), or the glance waiting for it.
-// Sent first, the glance is at the page before the click comes.
-function glances() {
-  return LIB.glances || (LIB.glances = new Map());
-}
-
-// handGlance gives what a point action left (or a drop: { none: true }) to
-// the glance of token, now or when it comes.
-function handGlance(token, left) {
-  const m = glances();
-  const w = m.get(token);
-  if (w && w.waiting) {
-    m.delete(token);
-    w.waiting(left);
-    return;
-  }
-  // Left for a glance that never came (its call reached another document):
-  // the oldest such goes once 32 are kept.
-  if (m.size >= 32) {
-    for (const [k, v] of m) {
-      if (!v.waiting) {
-        m.delete(k);
-        break;
-      }
-    }
-  }
-  m.set(token, left);
-}
-
-// glanceFor: the glance of token once its click is in (see glances);
-// { skip: true } when the point action left nothing.
-function glanceFor(token) {
-  const m = glances();
-  const run = function (left) {
-    if (!left || left.none) return { skip: true };
-    return clicksReached(left.w, left.n).then(function () { return glance(TOP_DOC); });
-  };
-  const left = m.get(token);
-  if (left && !left.waiting) {
-    m.delete(token);
-    return run(left);
-  }
-  return new Promise(function (resolve) { m.set(token, { waiting: resolve }); }).then(run);
+  return { files: s.files, downloads: s.downloads };
 }
 
 // afterTasks runs fn two task hops later: past the current task (an event

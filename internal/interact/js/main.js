@@ -90,20 +90,6 @@ function dispatch(req) {
       }
       return onRef(req, req.guard ? g && g.field : SELF);
     }
-    case 'glanceFor':
-      // A glance sent before its click's locate call (req.gl: their token);
-      // drop: no click of this document follows (also when the point action
-      // already spoke for one); release: no click came.
-      if (req.drop) {
-        handGlance(req.gl, { none: true });
-        releaseClicks(winOf(TOP_DOC));
-        return '';
-      }
-      if (req.release) {
-        releaseClicks(winOf(TOP_DOC));
-        return '';
-      }
-      return glanceFor(req.gl);
     case 'readbackFor':
       // A read-back sent before its focus call (req.rb: their token); drop:
       // that focus call will leave nothing.
