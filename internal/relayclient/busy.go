@@ -68,11 +68,18 @@ func (b *Busy) Describe() string {
 
 // explainBusy reads a relay refusal's connection.busy: a page that is busy is
 // not gone, so no-page-connected becomes page-busy, and a timeout says why.
-func explainBusy(e *output.Error, obj map[string]json.RawMessage) {
+// The connection is the page of reporter when the request named one; another
+// page's being busy (the relay describes its latest page when reporter has
+// none) says nothing of it.
+func explainBusy(e *output.Error, obj map[string]json.RawMessage, reporter string) {
 	var conn struct {
-		Busy json.RawMessage `json:"busy"`
+		Busy       json.RawMessage `json:"busy"`
+		ReporterID string          `json:"reporterId"`
 	}
 	if json.Unmarshal(obj["connection"], &conn) != nil {
+		return
+	}
+	if reporter != "" && conn.ReporterID != "" && conn.ReporterID != reporter {
 		return
 	}
 	b := BusyOf(conn.Busy)

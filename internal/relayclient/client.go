@@ -176,10 +176,10 @@ func (c *Client) once(ctx context.Context, method, route, reporter string, body 
 	if err != nil {
 		return nil, c.transportError(ctx, err, method, route, time.Since(start))
 	}
-	return c.interpret(resp, data, method, route, mustHave)
+	return c.interpret(resp, data, method, route, reporter, mustHave)
 }
 
-func (c *Client) interpret(resp *http.Response, data []byte, method, route, mustHave string) (json.RawMessage, error) {
+func (c *Client) interpret(resp *http.Response, data []byte, method, route, reporter, mustHave string) (json.RawMessage, error) {
 	obj, isObj := decodeObject(data, resp.Header.Get("Content-Type"))
 	status := resp.StatusCode
 	if !isObj {
@@ -197,12 +197,13 @@ func (c *Client) interpret(resp *http.Response, data []byte, method, route, must
 		// is some other server's (a 404 {"message":"Not Found"}), not the relay's.
 		return nil, c.foreignAnswer(status, data, resp.Header.Get("Content-Type"), method, route)
 	}
-	return nil, relayError(status, obj)
+	return nil, relayError(status, obj, reporter)
 }
 
 // relayError turns a relay refusal or a page outcome into an *output.Error that
-// keeps the body's details (connection, command, waitedMs, …).
-func relayError(status int, obj map[string]json.RawMessage) *output.Error {
+// keeps the body's details (connection, command, waitedMs, …); reporter is the
+// one the request named ("" for none).
+func relayError(status int, obj map[string]json.RawMessage, reporter string) *output.Error {
 	var reason, msg string
 	_ = json.Unmarshal(obj["reason"], &reason)
 	if err := json.Unmarshal(obj["error"], &msg); err != nil || msg == "" {
@@ -227,7 +228,7 @@ func relayError(status int, obj map[string]json.RawMessage) *output.Error {
 		e.With(k, v)
 	}
 	e.With("status", status)
-	explainBusy(e, obj)
+	explainBusy(e, obj, reporter)
 	return e
 }
 

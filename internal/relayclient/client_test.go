@@ -563,7 +563,7 @@ func TestRouteSuffix(t *testing.T) {
 
 func TestBusyRefusals(t *testing.T) {
 	busy := json.RawMessage(`{"connected":false,"stale":true,"busy":{"commandId":"demo.sleep","ageMs":4200}}`)
-	e := relayError(503, map[string]json.RawMessage{"ok": json.RawMessage("false"), "reason": json.RawMessage(`"no-page-connected"`), "message": json.RawMessage(`"The last check-in was 4200 ms ago"`), "connection": busy})
+	e := relayError(503, map[string]json.RawMessage{"ok": json.RawMessage("false"), "reason": json.RawMessage(`"no-page-connected"`), "message": json.RawMessage(`"The last check-in was 4200 ms ago"`), "connection": busy}, "")
 	if e.Reason != "page-busy" || e.ExitCode() != 4 || !strings.Contains(e.Message, `"demo.sleep"`) || !strings.Contains(e.Message, "4200 ms") {
 		t.Errorf("503 while busy: %s %q", e.Reason, e.Message)
 	}
@@ -571,15 +571,25 @@ func TestBusyRefusals(t *testing.T) {
 		t.Errorf("busy detail %#v", e.Details["busy"])
 	}
 	// The relay's message ends in a full stop (issue 22.8: it read "….; the page is busy").
-	e = relayError(504, map[string]json.RawMessage{"reason": json.RawMessage(`"timeout"`), "message": json.RawMessage(`"No page picked up \"x\" within 10000 ms."`), "connection": busy})
+	e = relayError(504, map[string]json.RawMessage{"reason": json.RawMessage(`"timeout"`), "message": json.RawMessage(`"No page picked up \"x\" within 10000 ms."`), "connection": busy}, "")
 	if e.Reason != "timeout" || !strings.Contains(e.Message, "busy running") || strings.Contains(e.Message, ".;") {
 		t.Errorf("504 while busy: %s %q", e.Reason, e.Message)
 	}
 	for _, notBusy := range []string{`{"busy":null}`, `{"busy":false}`, `{}`} {
-		e = relayError(503, map[string]json.RawMessage{"reason": json.RawMessage(`"no-page-connected"`), "connection": json.RawMessage(notBusy)})
+		e = relayError(503, map[string]json.RawMessage{"reason": json.RawMessage(`"no-page-connected"`), "connection": json.RawMessage(notBusy)}, "")
 		if e.Reason != "no-page-connected" {
 			t.Errorf("%s: %s", notBusy, e.Reason)
 		}
+	}
+	// A request for a reporter that never checked in: the relay describes its
+	// latest page, whose being busy says nothing of the one asked for.
+	other := json.RawMessage(`{"connected":true,"reporterId":"p-1","busy":{"commandId":"env.info","ageMs":7}}`)
+	e = relayError(503, map[string]json.RawMessage{"reason": json.RawMessage(`"no-page-connected"`), "connection": other}, "evil")
+	if e.Reason != "no-page-connected" || e.Details["busy"] != nil {
+		t.Errorf("503 for an unknown reporter while another page is busy: %s %q", e.Reason, e.Message)
+	}
+	if e = relayError(503, map[string]json.RawMessage{"reason": json.RawMessage(`"no-page-connected"`), "connection": other}, "p-1"); e.Reason != "page-busy" {
+		t.Errorf("503 for the busy reporter: %s", e.Reason)
 	}
 	if b := BusyOf(json.RawMessage(`true`)); b == nil || b.CommandID != "" {
 		t.Errorf("busy: true = %#v", b)
