@@ -383,12 +383,7 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 		}
 		defer guard.end(ctx)
 		submitGuard = guard
-		want := text
-		if f.ByValue {
-			want = f.Want
-		} else if !o.Clear && f.Before != nil {
-			want = *f.Before + text + f.After
-		}
+		want := f.Want
 		// The read-back of a field whose guard the library keeps waits
 		// page-side for the text (readBackAfter): the one sent ahead of the
 		// focus call when that call ran in the top document, else one sent
@@ -470,19 +465,17 @@ func (p *Page) Type(ctx context.Context, loc Locator, text string, o TypeOptions
 
 // focusRes is the library's answer to a focus for typing.
 type focusRes struct {
-	Focused bool    `json:"focused"`
-	Error   string  `json:"error"`
-	Why     string  `json:"why"`
-	Format  string  `json:"format"`
-	Before  *string `json:"before"`
-	After   string  `json:"after"`
-	Loose   bool    `json:"loose"`
-	Want    string  `json:"want"` // the value set, for inputs set by value
-	Field   bool    `json:"field"`
-	CE      bool    `json:"ce"`
-	ByValue bool    `json:"byValue"`
-	HadText bool    `json:"hadText"`
-	NeedEnd bool    `json:"needEnd"`
+	Focused bool   `json:"focused"`
+	Error   string `json:"error"`
+	Why     string `json:"why"`
+	Format  string `json:"format"`
+	Loose   bool   `json:"loose"`
+	Want    string `json:"want"` // what the field must hold after the text (set by value: the value set)
+	Field   bool   `json:"field"`
+	CE      bool   `json:"ce"`
+	ByValue bool   `json:"byValue"`
+	HadText bool   `json:"hadText"`
+	NeedEnd bool   `json:"needEnd"`
 	// Guard: the key guard the focus call installed on the element that took
 	// the focus (action "guard").
 	Guard *keptGuard `json:"guard"`

@@ -686,6 +686,9 @@ function runAction(el, act) {
       // call, so input follows with no round trip between (for typing, only
       // when el took the focus: else nothing is typed).
       const r = focusTarget(el, act);
+      // The value the field must hold after the text: it, or the field's
+      // value with it at the caret (set by value: the value set).
+      if (act.typing && r.field && !r.byValue) r.want = !act.clear && r.before != null ? r.before + (act.text || '') + (r.after || '') : (act.text || '');
       if (act.guard && !r.error && (r.focused || !act.typing)) r.guard = keepGuard(deepActive(el.ownerDocument));
       if (act.readback) leaveReadBack(act, r);
       return r;

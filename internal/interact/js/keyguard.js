@@ -139,9 +139,8 @@ function readBacks() {
 // its token) leaves its guard and wanted value for the read-back, or why there
 // is nothing to read back (no kept guard, not a field, a value set by value).
 function leaveReadBack(act, r) {
-  const text = act.text || '';
   const ok = r.guard && r.guard.id && r.field && !r.byValue && !r.error;
-  const left = ok ? { guard: r.guard.id, want: !act.clear && r.before != null ? r.before + text + (r.after || '') : text, ce: !!r.ce, loose: !!r.loose } : { none: true };
+  const left = ok ? { guard: r.guard.id, want: r.want, ce: !!r.ce, loose: !!r.loose } : { none: true };
   handReadBack(act.readback, left);
 }
 
